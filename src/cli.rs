@@ -1,0 +1,372 @@
+//! The native command line: build, update, inspect and query snapshot files.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use quire::corpus::{self, Document, IngestReport, SourceFile};
+use quire::embed::MiniLmEmbedder;
+use quire::retrieve;
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+
+#[derive(Parser)]
+#[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Folder holding model.onnx and tokenizer.json (fetched by `bash models/fetch.sh`).
+    #[arg(long, global = true, env = "QUIRE_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index files and folders into a snapshot. Vectors already in an existing output are reused.
+    Index {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Ignore an existing output file instead of reusing its embeddings.
+        #[arg(long)]
+        fresh: bool,
+        /// Chunk collections of at least this size get an HNSW index.
+        #[arg(long)]
+        hnsw_threshold: Option<usize>,
+        /// Merge short paragraphs up to this many word-pieces.
+        #[arg(long)]
+        chunk_target: Option<usize>,
+    },
+    /// Add or replace documents in a snapshot; only new texts are embedded.
+    Add {
+        snapshot: PathBuf,
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Remove documents (by source path as shown by `stats --documents`) from a snapshot.
+    Remove {
+        snapshot: PathBuf,
+        #[arg(required = true)]
+        sources: Vec<String>,
+    },
+    /// Print corpus statistics: documents, graph nodes and edges by kind, indexes.
+    Stats {
+        snapshot: PathBuf,
+        #[arg(long)]
+        json: bool,
+        /// Also list every document.
+        #[arg(long)]
+        documents: bool,
+    },
+    /// Print the top chunks by dense retrieval, BM25 and their reciprocal rank fusion.
+    Query {
+        snapshot: PathBuf,
+        text: String,
+        #[arg(short, default_value_t = 10)]
+        k: usize,
+    },
+}
+
+type CliResult = Result<(), String>;
+
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Index { paths, output, fresh, hnsw_threshold, chunk_target } => {
+            let mut settings = IndexSettings::default();
+            if let Some(threshold) = hnsw_threshold {
+                settings.hnsw_threshold = threshold;
+            }
+            if let Some(target) = chunk_target {
+                settings.corpus.chunk_target_tokens = target;
+            }
+            index(&cli.model_dir, &paths, &output, fresh, settings)
+        }
+        Command::Add { snapshot, paths } => update(&cli.model_dir, &snapshot, &paths, &[]),
+        Command::Remove { snapshot, sources } => update(&cli.model_dir, &snapshot, &[], &sources),
+        Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
+        Command::Query { snapshot, text, k } => query(&cli.model_dir, &snapshot, &text, k),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("error: {message}");
+            1
+        }
+    }
+}
+
+fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
+    explicit.clone().unwrap_or_else(|| {
+        let local = PathBuf::from("models");
+        if local.join(quire::embed::MODEL_FILE).exists() { local } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("models") }
+    })
+}
+
+fn load_embedder(explicit: &Option<PathBuf>) -> Result<MiniLmEmbedder, String> {
+    MiniLmEmbedder::from_dir(&model_dir(explicit)).map_err(|e| e.to_string())
+}
+
+fn load_snapshot(path: &Path) -> Result<IndexedCorpus, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    IndexedCorpus::from_snapshot(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn save_snapshot(index: &IndexedCorpus, path: &Path) -> CliResult {
+    let bytes = index.to_snapshot().map_err(|e| e.to_string())?;
+    let temporary = path.with_extension("quire.partial");
+    std::fs::write(&temporary, &bytes).map_err(|e| format!("{}: {e}", temporary.display()))?;
+    std::fs::rename(&temporary, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {} ({:.1} KiB)", path.display(), bytes.len() as f64 / 1024.0);
+    Ok(())
+}
+
+/// Files named explicitly, plus files with a supported extension found under named folders.
+fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files, &mut problems);
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            problems.push(format!("{}: no such file or folder", path.display()));
+        }
+    }
+    (files, problems)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<String>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return problems.push(format!("{}: {e}", dir.display())),
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, files, problems);
+        } else if corpus::detect_format(&path.to_string_lossy(), &[]).is_ok() {
+            files.push(path);
+        }
+    }
+}
+
+fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Result<(IngestReport, Vec<String>), String> {
+    let (files, mut problems) = collect_files(paths);
+    let bar = progress(files.len() as u64, "parsing");
+    let mut report = IngestReport::default();
+    for path in &files {
+        bar.set_message(path.display().to_string());
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let one = corpus::ingest(&[SourceFile::new(path.to_string_lossy(), bytes)], settings);
+                report.documents.extend(one.documents);
+                report.errors.extend(one.errors);
+                report.warnings.extend(one.warnings);
+            }
+            Err(e) => problems.push(format!("{}: {e}", path.display())),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok((report, problems))
+}
+
+fn print_ingest_report(report: &IngestReport, problems: &[String]) {
+    for (file, warning) in &report.warnings {
+        eprintln!("warning: {file}: {warning}");
+    }
+    for error in &report.errors {
+        eprintln!("skipped: {error}");
+    }
+    for problem in problems {
+        eprintln!("skipped: {problem}");
+    }
+    let failed = report.errors.len() + problems.len();
+    println!("parsed {} documents ({} files failed)", report.documents.len(), failed);
+}
+
+fn progress(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    let template = format!("{label:>9} [{{bar:30}}] {{pos}}/{{len}} {{per_sec}} eta {{eta}} {{wide_msg}}");
+    bar.set_style(ProgressStyle::with_template(&template).expect("static template").progress_chars("=> "));
+    bar
+}
+
+fn build(
+    documents: Vec<Document>,
+    embedder: &MiniLmEmbedder,
+    settings: IndexSettings,
+    previous: Option<&IndexedCorpus>,
+) -> Result<IndexedCorpus, String> {
+    let started = Instant::now();
+    let mut builder = IndexBuilder::new(documents, embedder, embedder_identity(embedder), settings, previous);
+    let structured = started.elapsed();
+    let bar = progress(builder.to_embed() as u64, "embedding");
+    while !builder.is_done() {
+        let done = builder.embed_next(embedder, 32).map_err(|e| e.to_string())?;
+        bar.inc(done as u64);
+    }
+    bar.finish_and_clear();
+    let embedded = started.elapsed();
+    println!(
+        "structured in {:.2}s; embedded {} new texts, reused {} in {:.2}s",
+        structured.as_secs_f64(),
+        builder.to_embed(),
+        builder.reused(),
+        (embedded - structured).as_secs_f64()
+    );
+    let index = builder.finish();
+    println!("indexed in {:.2}s", (started.elapsed() - embedded).as_secs_f64());
+    Ok(index)
+}
+
+fn embedder_identity(embedder: &MiniLmEmbedder) -> quire::embed::ModelIdentity {
+    quire::embed::TextEmbedder::identity(embedder).clone()
+}
+
+fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool, settings: IndexSettings) -> CliResult {
+    let embedder = load_embedder(model)?;
+    let (report, problems) = read_and_parse(paths, &settings.corpus)?;
+    print_ingest_report(&report, &problems);
+    if report.documents.is_empty() {
+        return Err("no document could be indexed".into());
+    }
+    let previous = if fresh || !output.exists() {
+        None
+    } else {
+        match load_snapshot(output) {
+            Ok(previous) => Some(previous),
+            Err(e) => {
+                eprintln!("warning: not reusing embeddings from the existing output: {e}");
+                None
+            }
+        }
+    };
+    let index = build(report.documents, &embedder, settings, previous.as_ref())?;
+    save_snapshot(&index, output)
+}
+
+fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
+    let embedder = load_embedder(model)?;
+    let previous = load_snapshot(snapshot)?;
+    let (report, problems) = if paths.is_empty() { (IngestReport::default(), Vec::new()) } else { read_and_parse(paths, &previous.settings.corpus)? };
+    if !paths.is_empty() {
+        print_ingest_report(&report, &problems);
+    }
+    let unknown: Vec<&String> = removed.iter().filter(|r| !previous.corpus.documents.iter().any(|d| &d.source == *r || d.source.starts_with(&format!("{r}#")))).collect();
+    if !unknown.is_empty() {
+        return Err(format!("not in the snapshot: {}", unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")));
+    }
+    let documents = merge_documents(&previous.corpus.documents, report.documents, removed);
+    if documents.is_empty() {
+        return Err("the snapshot would have no documents left".into());
+    }
+    let index = build(documents, &embedder, previous.settings.clone(), Some(&previous))?;
+    save_snapshot(&index, snapshot)
+}
+
+fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
+    let index = load_snapshot(snapshot)?;
+    let graph = index.graph.stats(&index.corpus);
+    let corpus = &index.corpus;
+    if json {
+        let value = serde_json::json!({
+            "documents": corpus.documents.len(),
+            "sections": corpus.sections.len(),
+            "chunks": corpus.chunks.len(),
+            "entities": corpus.entities.len(),
+            "mentions": corpus.mentions.len(),
+            "relations": corpus.relations.len(),
+            "relation_types": corpus.relation_types.len(),
+            "graph": graph,
+            "embeddings": index.embeddings.len(),
+            "chunk_index": format!("{:?}", index.chunk_index.kind()),
+            "model": index.model,
+            "settings": index.settings,
+        });
+        println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
+    println!("model      {} [{}]", index.model.name, &index.model.model_hash[..16]);
+    println!("documents  {}", corpus.documents.len());
+    println!("sections   {}", corpus.sections.len());
+    println!("chunks     {} (index: {:?})", corpus.chunks.len(), index.chunk_index.kind());
+    println!("entities   {} ({} external)", corpus.entities.len(), corpus.entities.iter().filter(|e| e.document.is_none()).count());
+    println!("mentions   {} ({} linked)", corpus.mentions.len(), corpus.mentions.iter().filter(|m| m.linked).count());
+    println!("relations  {} of {} types", corpus.relations.len(), corpus.relation_types.len());
+    println!("vectors    {} distinct texts, {:.1} KiB int8", index.embeddings.len(), index.embeddings.vectors().bytes() as f64 / 1024.0);
+    println!("graph nodes");
+    for (kind, count) in &graph.nodes {
+        println!("  {kind:<18} {count}");
+    }
+    println!("graph edges");
+    for (kind, count) in &graph.edges {
+        println!("  {kind:<18} {count}");
+    }
+    if list_documents {
+        println!("documents");
+        for doc in &corpus.documents {
+            println!("  {}  \"{}\"", doc.source, doc.title);
+        }
+    }
+    Ok(())
+}
+
+fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize) -> CliResult {
+    let index = load_snapshot(snapshot)?;
+    let embedder = load_embedder(model)?;
+    index.check_model(&embedder_identity(&embedder))?;
+    let started = Instant::now();
+    let result = retrieve::hybrid(&index, &embedder, text, k).map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    let show = |title: &str, hits: Vec<(u32, f32, String)>| {
+        println!("\n{title}");
+        for (position, (chunk, score, note)) in hits.into_iter().enumerate() {
+            print_hit(&index, position + 1, chunk, score, &note);
+        }
+    };
+    show("Dense (cosine)", result.dense.iter().map(|h| (h.chunk, h.score, String::new())).collect());
+    show("BM25", result.bm25.iter().map(|h| (h.chunk, h.score, String::new())).collect());
+    show(
+        "RRF (k = 60)",
+        result
+            .fused
+            .iter()
+            .map(|f| {
+                let ranks = ["dense", "bm25"]
+                    .iter()
+                    .zip(&f.ranks)
+                    .map(|(name, rank)| rank.map_or(format!("{name} -"), |r| format!("{name} #{r}")))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (f.chunk, f.score, ranks)
+            })
+            .collect(),
+    );
+    println!("\n({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
+    Ok(())
+}
+
+fn print_hit(index: &IndexedCorpus, position: usize, chunk_id: u32, score: f32, note: &str) {
+    let corpus = &index.corpus;
+    let chunk = &corpus.chunks[chunk_id as usize];
+    let doc = &corpus.documents[chunk.document as usize];
+    let (start, end) = doc.char_span(chunk.span);
+    let page = chunk.page.map(|p| format!(", page {p}")).unwrap_or_default();
+    let note = if note.is_empty() { String::new() } else { format!("  ({note})") };
+    println!("{position:>3}. {score:.4}  {}{note}", corpus.chunk_label(chunk_id));
+    println!("      {} chars {start}–{end}{page}", doc.source);
+    let text = corpus.chunk_text(chunk_id).replace('\n', " ");
+    let preview: String = text.chars().take(160).collect();
+    println!("      {preview}{}", if text.chars().count() > 160 { "…" } else { "" });
+}

@@ -1,0 +1,239 @@
+//! From documents to the corpus structure: sections from the heading hierarchy, chunks per section,
+//! entities (every document, plus external link targets), mentions, and typed relations.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::chunking::{self, ChunkLimits, TokenCounter};
+use super::document::{BlockKind, Document, Span, TextBlock};
+use super::entities::{self, EntityTable};
+use super::CorpusSettings;
+
+pub type DocId = u32;
+pub type SectionId = u32;
+pub type ChunkId = u32;
+pub type EntityId = u32;
+pub type RelationTypeId = u32;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    pub document: DocId,
+    pub parent: Option<SectionId>,
+    pub title: String,
+    /// 1 for a top-level section.
+    pub depth: u8,
+    /// `Page#Chapter#Sub`.
+    pub uri: String,
+    pub heading: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub document: DocId,
+    /// `None` for lead text before the first heading, which hangs directly off the page.
+    pub section: Option<SectionId>,
+    /// 1-based position within its section (or the page lead).
+    pub ordinal: u32,
+    pub span: Span,
+    pub page: Option<u32>,
+    pub tokens: u32,
+    /// Section uri (or page name) + `#ordinal`.
+    pub uri: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entity {
+    pub name: String,
+    /// `Some` for a Page: the document describing this entity. External entities have none.
+    pub document: Option<DocId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mention {
+    pub chunk: ChunkId,
+    pub entity: EntityId,
+    pub span: Span,
+    /// True for an explicit link, false for a dictionary match of a title or alias.
+    pub linked: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RelationType {
+    /// Normalised `snake_case` label, e.g. `launched_by`.
+    pub name: String,
+}
+
+impl RelationType {
+    pub fn inverse_name(&self) -> String {
+        format!("is_{}_of", self.name)
+    }
+    /// What gets embedded: the label in words.
+    pub fn text(&self) -> String {
+        self.name.replace('_', " ")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RelationSource {
+    FrontMatter,
+    Infobox,
+    /// Page → entity linked inside a section; the section title is the type.
+    Section,
+    /// The words connecting two mentions in one sentence.
+    Phrase,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Relation {
+    pub subject: EntityId,
+    pub relation_type: RelationTypeId,
+    pub object: EntityId,
+    pub document: DocId,
+    pub source: RelationSource,
+}
+
+/// The structured corpus. Entity `i` for `i < documents.len()` is the page of document `i`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Corpus {
+    pub settings: CorpusSettings,
+    pub documents: Vec<Document>,
+    pub sections: Vec<Section>,
+    pub chunks: Vec<Chunk>,
+    pub entities: Vec<Entity>,
+    pub mentions: Vec<Mention>,
+    pub relation_types: Vec<RelationType>,
+    pub relations: Vec<Relation>,
+}
+
+impl Corpus {
+    pub fn build(documents: Vec<Document>, counter: &dyn TokenCounter, settings: &CorpusSettings) -> Corpus {
+        let mut corpus = Corpus {
+            settings: settings.clone(),
+            documents,
+            sections: Vec::new(),
+            chunks: Vec::new(),
+            entities: Vec::new(),
+            mentions: Vec::new(),
+            relation_types: Vec::new(),
+            relations: Vec::new(),
+        };
+        let mut table = EntityTable::for_documents(&corpus.documents);
+        corpus.entities = table.page_entities();
+        for doc_id in 0..corpus.documents.len() {
+            corpus.structure_document(doc_id as DocId, counter);
+        }
+        entities::link_mentions(&mut corpus, &mut table);
+        entities::dictionary_mentions(&mut corpus, &table);
+        corpus.mentions.sort_by_key(|m| (m.chunk, m.span.start, m.entity));
+        entities::extract_relations(&mut corpus, &mut table);
+        corpus.entities = table.into_entities();
+        corpus
+    }
+
+    pub fn chunk_text(&self, chunk: ChunkId) -> &str {
+        let chunk = &self.chunks[chunk as usize];
+        self.documents[chunk.document as usize].slice(chunk.span)
+    }
+
+    /// Page node text: the title, with the type hint in parentheses when known (seed 000 §3.1).
+    pub fn page_text(&self, doc: DocId) -> String {
+        let document = &self.documents[doc as usize];
+        let name = &self.entities[doc as usize].name;
+        match &document.type_hint {
+            Some(hint) => format!("{name} ({hint})"),
+            None => name.clone(),
+        }
+    }
+
+    /// `Page › Section › #n`, the provenance shown with every retrieved chunk.
+    pub fn chunk_label(&self, chunk: ChunkId) -> String {
+        let chunk = &self.chunks[chunk as usize];
+        let mut parts = vec![self.entities[chunk.document as usize].name.clone()];
+        let mut path = Vec::new();
+        let mut section = chunk.section;
+        while let Some(id) = section {
+            path.push(self.sections[id as usize].title.clone());
+            section = self.sections[id as usize].parent;
+        }
+        parts.extend(path.into_iter().rev());
+        parts.push(format!("#{}", chunk.ordinal));
+        parts.join(" › ")
+    }
+
+    fn structure_document(&mut self, doc_id: DocId, counter: &dyn TokenCounter) {
+        let document = &self.documents[doc_id as usize];
+        let page_name = self.entities[doc_id as usize].name.clone();
+        let limits = ChunkLimits { target_tokens: self.settings.chunk_target_tokens, max_tokens: self.settings.chunk_max_tokens };
+        let mut stack: Vec<(u8, SectionId)> = Vec::new();
+        let mut used_uris: HashSet<String> = HashSet::new();
+        let mut body: Vec<&TextBlock> = Vec::new();
+        let mut new_sections = Vec::new();
+        let mut new_chunks = Vec::new();
+        let first_section = self.sections.len() as SectionId;
+        let mut container: Option<SectionId> = None;
+        let blocks = skip_title_heading(document);
+        for block in blocks {
+            let BlockKind::Heading { level } = block.kind else {
+                body.push(block);
+                continue;
+            };
+            let planned = chunking::chunk_blocks(document, &body, counter, &limits);
+            new_chunks.extend(planned.into_iter().map(|c| (container, c)));
+            body.clear();
+            while stack.last().is_some_and(|(l, _)| *l >= level) {
+                stack.pop();
+            }
+            let parent = stack.last().map(|(_, id)| *id);
+            let parent_uri = parent.map_or(page_name.clone(), |p| {
+                let section: &Section = &new_sections[(p - first_section) as usize];
+                section.uri.clone()
+            });
+            let title = document.slice(block.span).to_string();
+            let (title, uri) = unique_child(&parent_uri, &title, &mut used_uris);
+            let id = first_section + new_sections.len() as SectionId;
+            new_sections.push(Section { document: doc_id, parent, title, depth: stack.len() as u8 + 1, uri, heading: block.span });
+            stack.push((level, id));
+            container = Some(id);
+        }
+        let planned = chunking::chunk_blocks(document, &body, counter, &limits);
+        new_chunks.extend(planned.into_iter().map(|c| (container, c)));
+        self.sections.extend(new_sections);
+        let mut ordinals: HashMap<Option<SectionId>, u32> = HashMap::new();
+        for (section, planned) in new_chunks {
+            let ordinal = ordinals.entry(section).and_modify(|o| *o += 1).or_insert(1);
+            let prefix = section.map_or(page_name.clone(), |s| self.sections[s as usize].uri.clone());
+            self.chunks.push(Chunk {
+                document: doc_id,
+                section,
+                ordinal: *ordinal,
+                span: planned.span,
+                page: planned.page,
+                tokens: planned.tokens as u32,
+                uri: format!("{prefix}#{ordinal}"),
+            });
+        }
+    }
+}
+
+/// A leading H1 that repeats the title names the page, not a section.
+fn skip_title_heading(document: &Document) -> &[TextBlock] {
+    match document.blocks.first() {
+        Some(first) if first.kind == (BlockKind::Heading { level: 1 }) && document.slice(first.span) == document.title => {
+            &document.blocks[1..]
+        }
+        _ => &document.blocks,
+    }
+}
+
+/// Sibling sections with equal titles get ` (2)`, ` (3)`… so every uri names one node.
+fn unique_child(parent_uri: &str, title: &str, used: &mut HashSet<String>) -> (String, String) {
+    let mut candidate = title.to_string();
+    let mut n = 2;
+    while !used.insert(format!("{parent_uri}#{candidate}")) {
+        candidate = format!("{title} ({n})");
+        n += 1;
+    }
+    let uri = format!("{parent_uri}#{candidate}");
+    (candidate, uri)
+}

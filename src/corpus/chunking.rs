@@ -1,0 +1,211 @@
+//! Paragraph-aware chunking bounded by the embedder's word-pieces: long paragraphs split at sentence
+//! boundaries (at word boundaries for a sentence that alone is too long), short neighbours merged up to a
+//! target size. Chunks are spans of the document text and never leave their section.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::document::{BlockKind, Document, Span, TextBlock};
+
+/// Counts word-pieces the way the embedder will.
+pub trait TokenCounter {
+    /// Word-pieces of `text`, special tokens excluded.
+    fn count_tokens(&self, text: &str) -> usize;
+    /// Special tokens added around every sequence (`[CLS]`, `[SEP]`).
+    fn special_tokens(&self) -> usize {
+        2
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedChunk {
+    pub span: Span,
+    pub page: Option<u32>,
+    pub tokens: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    span: Span,
+    page: Option<u32>,
+    tokens: usize,
+    mergeable: bool,
+}
+
+pub struct ChunkLimits {
+    pub target_tokens: usize,
+    pub max_tokens: usize,
+}
+
+/// Chunks for the consecutive body blocks of one section.
+pub fn chunk_blocks(doc: &Document, blocks: &[&TextBlock], counter: &dyn TokenCounter, limits: &ChunkLimits) -> Vec<PlannedChunk> {
+    let budget = limits.max_tokens.saturating_sub(counter.special_tokens()).max(1);
+    let target = limits.target_tokens.min(budget).max(1);
+    let mut pieces = Vec::new();
+    for block in blocks {
+        let tokens = counter.count_tokens(doc.slice(block.span));
+        let mergeable = block.kind != BlockKind::TableRow;
+        if tokens <= budget {
+            pieces.push(Piece { span: block.span, page: block.page, tokens, mergeable });
+        } else {
+            for (span, tokens) in split_long(&doc.text, block.span, counter, target, budget) {
+                pieces.push(Piece { span, page: block.page, tokens, mergeable });
+            }
+        }
+    }
+    merge(pieces, target)
+}
+
+/// Groups neighbouring pieces while the group stays within `target`. WordPiece pre-tokenises on whitespace
+/// and punctuation, so the token count of joined pieces is the sum of their counts.
+fn merge(pieces: Vec<Piece>, target: usize) -> Vec<PlannedChunk> {
+    let mut chunks: Vec<PlannedChunk> = Vec::new();
+    let mut open: Option<(Piece, bool)> = None;
+    for piece in pieces {
+        open = match open {
+            Some((group, mergeable))
+                if mergeable && piece.mergeable && group.page == piece.page && group.tokens + piece.tokens <= target =>
+            {
+                let joined = Piece { span: Span { start: group.span.start, end: piece.span.end }, tokens: group.tokens + piece.tokens, ..group };
+                Some((joined, true))
+            }
+            Some((group, _)) => {
+                chunks.push(PlannedChunk { span: group.span, page: group.page, tokens: group.tokens });
+                Some((piece, piece.mergeable))
+            }
+            None => Some((piece, piece.mergeable)),
+        };
+    }
+    if let Some((group, _)) = open {
+        chunks.push(PlannedChunk { span: group.span, page: group.page, tokens: group.tokens });
+    }
+    chunks
+}
+
+/// Splits an over-long block into pieces of at most `budget` tokens, packing whole sentences up to `target`.
+fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize, budget: usize) -> Vec<(Span, usize)> {
+    let block = &text[span.range()];
+    let mut pieces = Vec::new();
+    let mut current: Option<(usize, usize, usize)> = None; // start, end, tokens (relative to block)
+    for (offset, sentence) in block.split_sentence_bound_indices() {
+        let trimmed = sentence.trim_end();
+        if trimmed.trim().is_empty() {
+            continue;
+        }
+        let end = offset + trimmed.len();
+        let tokens = counter.count_tokens(trimmed);
+        if tokens > budget {
+            if let Some(piece) = current.take() {
+                pieces.push(piece);
+            }
+            for (start, end, tokens) in split_by_words(block, offset, end, counter, budget) {
+                pieces.push((start, end, tokens));
+            }
+            continue;
+        }
+        current = match current {
+            Some((start, _, sum)) if sum + tokens <= target => Some((start, end, sum + tokens)),
+            Some(piece) => {
+                pieces.push(piece);
+                Some((offset + (sentence.len() - sentence.trim_start().len()), end, tokens))
+            }
+            None => Some((offset + (sentence.len() - sentence.trim_start().len()), end, tokens)),
+        };
+    }
+    pieces.extend(current);
+    let base = span.start as usize;
+    pieces.into_iter().map(|(s, e, t)| (Span::new(base + s, base + e), t)).collect()
+}
+
+/// Longest word-aligned prefixes within `budget`, found by binary search over word boundaries.
+fn split_by_words(block: &str, start: usize, end: usize, counter: &dyn TokenCounter, budget: usize) -> Vec<(usize, usize, usize)> {
+    let sentence = &block[start..end];
+    let mut bounds: Vec<usize> = sentence.split_word_bound_indices().map(|(i, w)| i + w.len()).collect();
+    bounds.dedup();
+    let mut pieces = Vec::new();
+    let mut from = 0usize;
+    while from < sentence.len() {
+        let candidates: Vec<usize> = bounds.iter().copied().filter(|&b| b > from).collect();
+        let fits = |b: usize| counter.count_tokens(&sentence[from..b]) <= budget;
+        let (mut lo, mut hi) = (0usize, candidates.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if fits(candidates[mid]) { lo = mid + 1 } else { hi = mid }
+        }
+        // A single word above the budget (no whitespace for hundreds of pieces) is cut at a char boundary.
+        let cut = if lo == 0 { char_cut(sentence, from, candidates[0], counter, budget) } else { candidates[lo - 1] };
+        let piece = &sentence[from..cut];
+        let leading = piece.len() - piece.trim_start().len();
+        let trailing = piece.len() - piece.trim_end().len();
+        if leading + trailing < piece.len() {
+            pieces.push((start + from + leading, start + cut - trailing, counter.count_tokens(piece.trim())));
+        }
+        from = cut;
+    }
+    pieces
+}
+
+fn char_cut(sentence: &str, from: usize, limit: usize, counter: &dyn TokenCounter, budget: usize) -> usize {
+    let boundaries: Vec<usize> = sentence[from..limit].char_indices().map(|(i, c)| from + i + c.len_utf8()).collect();
+    let (mut lo, mut hi) = (0usize, boundaries.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if counter.count_tokens(&sentence[from..boundaries[mid]]) <= budget { lo = mid + 1 } else { hi = mid }
+    }
+    boundaries[lo.saturating_sub(1)]
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::corpus::document::{DocumentBuilder, Format, Metadata};
+
+    /// One token per word and per punctuation mark: close to WordPiece for plain English.
+    pub struct WordCounter;
+    impl TokenCounter for WordCounter {
+        fn count_tokens(&self, text: &str) -> usize {
+            text.split_word_bounds().filter(|w| !w.trim().is_empty()).count()
+        }
+    }
+
+    fn doc_of(paragraphs: &[(&str, BlockKind)]) -> Document {
+        let mut b = DocumentBuilder::new();
+        for (text, kind) in paragraphs {
+            b.paragraph(*kind, text);
+        }
+        b.finish("x.md".into(), [0; 16], Format::Markdown, Metadata::default(), "x")
+    }
+
+    fn chunk_texts(doc: &Document, target: usize, max: usize) -> Vec<String> {
+        let blocks: Vec<&TextBlock> = doc.blocks.iter().collect();
+        chunk_blocks(doc, &blocks, &WordCounter, &ChunkLimits { target_tokens: target, max_tokens: max })
+            .iter()
+            .map(|c| doc.slice(c.span).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn merges_short_paragraphs_up_to_target() {
+        let doc = doc_of(&[("One two three.", BlockKind::Paragraph), ("Four five.", BlockKind::Paragraph), ("Six seven eight nine.", BlockKind::Paragraph)]);
+        assert_eq!(chunk_texts(&doc, 8, 20), vec!["One two three.\n\nFour five.", "Six seven eight nine."]);
+    }
+
+    #[test]
+    fn table_rows_stay_alone() {
+        let doc = doc_of(&[("a: 1", BlockKind::TableRow), ("a: 2", BlockKind::TableRow)]);
+        assert_eq!(chunk_texts(&doc, 50, 60), vec!["a: 1", "a: 2"]);
+    }
+
+    #[test]
+    fn long_paragraph_splits_at_sentences_then_words() {
+        let long_sentence = format!("Then {}", (1..30).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "));
+        let text = format!("Short one here. Another short one. {long_sentence}.");
+        let doc = doc_of(&[(&text, BlockKind::Paragraph)]);
+        let chunks = chunk_texts(&doc, 8, 12);
+        assert_eq!(chunks[0], "Short one here. Another short one.", "{chunks:?}");
+        for chunk in &chunks {
+            assert!(WordCounter.count_tokens(chunk) <= 10, "{chunk:?}");
+        }
+        let rejoined: String = chunks.join(" ");
+        assert!(rejoined.contains("Then w1") && rejoined.contains("w29"));
+    }
+}

@@ -1,0 +1,392 @@
+//! The laid-out document every parser produces: one normalised plain text with typed block spans and link
+//! spans into it. Chunks, mentions and provenance are all byte ranges of this one string, so a document's
+//! text is stored once.
+
+use serde::{Deserialize, Serialize};
+
+/// A byte range `[start, end)` into a document's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Self { start: start as u32, end: end as u32 }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+    pub fn contains(self, other: Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+    pub fn overlaps(self, other: Span) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BlockKind {
+    Heading { level: u8 },
+    Paragraph,
+    ListItem,
+    /// A table row rendered as `header: value; ...`; row-level chunks are never merged with neighbours.
+    TableRow,
+    Preformatted,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextBlock {
+    pub kind: BlockKind,
+    pub span: Span,
+    /// 1-based page number for paginated sources (PDF).
+    pub page: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinkKind {
+    Markdown,
+    Wiki,
+    Html,
+}
+
+/// A hyperlink as written: `span` covers its anchor text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub target: String,
+    pub kind: LinkKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RelationOrigin {
+    FrontMatter,
+    Infobox,
+}
+
+/// A relation the author stated explicitly (`key: [[Target]]` in front matter, an infobox row).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredRelation {
+    pub label: String,
+    pub target: String,
+    pub origin: RelationOrigin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Format {
+    Markdown,
+    Html,
+    Text,
+    Csv,
+    Tsv,
+    Pdf,
+    Jsonl,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// File path, or `path#id` for a record of a JSONL corpus.
+    pub source: String,
+    /// Hash of the bytes this document came from: an unchanged file is recognised on re-index.
+    pub content_hash: [u8; 16],
+    pub format: Format,
+    pub title: String,
+    pub aliases: Vec<String>,
+    pub type_hint: Option<String>,
+    pub declared_relations: Vec<DeclaredRelation>,
+    pub text: String,
+    pub blocks: Vec<TextBlock>,
+    pub links: Vec<Link>,
+}
+
+impl Document {
+    pub fn slice(&self, span: Span) -> &str {
+        &self.text[span.range()]
+    }
+
+    /// Character (not byte) offsets of a span, for display and provenance.
+    pub fn char_span(&self, span: Span) -> (usize, usize) {
+        let start = self.text[..span.start as usize].chars().count();
+        (start, start + self.slice(span).chars().count())
+    }
+}
+
+/// Everything a parser found except the laid-out text.
+#[derive(Clone, Debug, Default)]
+pub struct Metadata {
+    pub title: Option<String>,
+    pub aliases: Vec<String>,
+    pub type_hint: Option<String>,
+    pub declared_relations: Vec<DeclaredRelation>,
+}
+
+const BLOCK_SEPARATOR: &str = "\n\n";
+
+/// Accumulates normalised text and spans while a parser walks its input.
+///
+/// Inline whitespace is collapsed to single spaces and blocks are trimmed, so every format yields the same
+/// shape of text whatever its source formatting.
+#[derive(Debug, Default)]
+pub struct DocumentBuilder {
+    text: String,
+    blocks: Vec<TextBlock>,
+    links: Vec<Link>,
+    open_block: Option<OpenBlock>,
+    open_links: Vec<(String, LinkKind, usize)>,
+    pending_space: bool,
+    page: Option<u32>,
+}
+
+#[derive(Debug)]
+struct OpenBlock {
+    kind: BlockKind,
+    text_len_before: usize,
+    content_start: usize,
+    preserve_whitespace: bool,
+}
+
+impl DocumentBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Page number attached to blocks started from now on.
+    pub fn set_page(&mut self, page: Option<u32>) {
+        self.page = page;
+    }
+
+    pub fn start_block(&mut self, kind: BlockKind) {
+        self.end_block();
+        let text_len_before = self.text.len();
+        if !self.text.is_empty() {
+            self.text.push_str(BLOCK_SEPARATOR);
+        }
+        self.open_block = Some(OpenBlock {
+            kind,
+            text_len_before,
+            content_start: self.text.len(),
+            preserve_whitespace: kind == BlockKind::Preformatted,
+        });
+        self.pending_space = false;
+    }
+
+    pub fn end_block(&mut self) {
+        let Some(block) = self.open_block.take() else { return };
+        self.close_links_at(self.text.len());
+        let trimmed_end = block.content_start + self.text[block.content_start..].trim_end().len();
+        self.text.truncate(trimmed_end);
+        if trimmed_end == block.content_start {
+            self.text.truncate(block.text_len_before);
+            self.links.retain(|link| (link.span.start as usize) < block.text_len_before);
+            return;
+        }
+        self.blocks.push(TextBlock { kind: block.kind, span: Span::new(block.content_start, trimmed_end), page: self.page });
+        self.pending_space = false;
+    }
+
+    pub fn heading(&mut self, level: u8, title: &str) {
+        self.start_block(BlockKind::Heading { level });
+        self.push_text(title);
+        self.end_block();
+    }
+
+    pub fn paragraph(&mut self, kind: BlockKind, text: &str) {
+        self.start_block(kind);
+        self.push_text(text);
+        self.end_block();
+    }
+
+    pub fn in_block(&self) -> bool {
+        self.open_block.is_some()
+    }
+
+    pub fn push_text(&mut self, fragment: &str) {
+        if self.open_block.is_none() {
+            self.start_block(BlockKind::Paragraph);
+        }
+        let preserve = self.open_block.as_ref().is_some_and(|b| b.preserve_whitespace);
+        for ch in fragment.chars() {
+            if preserve {
+                self.text.push(ch);
+            } else if ch.is_whitespace() || ch.is_control() {
+                self.pending_space = true;
+            } else {
+                let block_has_content = self.open_block.as_ref().is_some_and(|b| self.text.len() > b.content_start);
+                if self.pending_space && block_has_content {
+                    self.text.push(' ');
+                }
+                self.pending_space = false;
+                self.text.push(ch);
+            }
+        }
+        if preserve {
+            // Keep control characters out of stored text even inside code blocks.
+            let start = self.open_block.as_ref().map_or(0, |b| b.content_start);
+            if self.text[start..].chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+                let cleaned: String =
+                    self.text[start..].chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect();
+                self.text.truncate(start);
+                self.text.push_str(&cleaned);
+            }
+        }
+    }
+
+    /// A soft separator (table cell boundary, `<br>`): a space unless whitespace is preserved.
+    pub fn push_break(&mut self) {
+        if self.open_block.as_ref().is_some_and(|b| b.preserve_whitespace) {
+            self.text.push('\n');
+        } else {
+            self.pending_space = true;
+        }
+    }
+
+    pub fn start_link(&mut self, target: &str, kind: LinkKind) {
+        if self.open_block.is_none() {
+            self.start_block(BlockKind::Paragraph);
+        }
+        self.open_links.push((target.trim().to_string(), kind, self.text.len()));
+    }
+
+    pub fn end_link(&mut self) {
+        if let Some((target, kind, start)) = self.open_links.pop() {
+            self.record_link(target, kind, start, self.text.len());
+        }
+    }
+
+    fn close_links_at(&mut self, end: usize) {
+        while let Some((target, kind, start)) = self.open_links.pop() {
+            self.record_link(target, kind, start, end);
+        }
+    }
+
+    fn record_link(&mut self, target: String, kind: LinkKind, start: usize, end: usize) {
+        let end = end.min(self.text.len());
+        let start = start.min(end);
+        let anchor = &self.text[start..end];
+        let leading = anchor.len() - anchor.trim_start().len();
+        let trailing = anchor.len() - anchor.trim_end().len();
+        let span = Span::new(start + leading, end - trailing);
+        if target.is_empty() || span.is_empty() {
+            return;
+        }
+        self.links.push(Link { target, kind, span });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty() && self.open_block.is_none()
+    }
+
+    /// The first level-1 heading, the conventional title of a Markdown or HTML page.
+    pub fn first_h1(&self) -> Option<String> {
+        self.blocks
+            .iter()
+            .find(|b| b.kind == BlockKind::Heading { level: 1 })
+            .map(|b| self.text[b.span.range()].to_string())
+    }
+
+    pub fn finish(
+        mut self,
+        source: String,
+        content_hash: [u8; 16],
+        format: Format,
+        metadata: Metadata,
+        fallback_title: &str,
+    ) -> Document {
+        self.end_block();
+        let title = metadata
+            .title
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| self.first_h1())
+            .unwrap_or_else(|| fallback_title.to_string());
+        Document {
+            source,
+            content_hash,
+            format,
+            title: soften_capitals(&collapse_whitespace(&title)),
+            aliases: metadata.aliases.iter().map(|a| collapse_whitespace(a)).filter(|a| !a.is_empty()).collect(),
+            type_hint: metadata.type_hint.map(|t| collapse_whitespace(&t)).filter(|t| !t.is_empty()),
+            declared_relations: metadata.declared_relations,
+            text: self.text,
+            blocks: self.blocks,
+            links: self.links,
+        }
+    }
+}
+
+/// `THE SOLAR SYSTEM` → `The Solar System`: all-caps headings of plain text make poor entity names.
+fn soften_capitals(title: &str) -> String {
+    let letters = title.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 4 || title.chars().any(char::is_lowercase) {
+        return title.to_string();
+    }
+    title
+        .split(' ')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map(|first| first.to_string() + &chars.as_str().to_lowercase()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `solar_system-notes.md` → `solar system notes`: a readable title from a file name.
+pub fn title_from_file_name(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| if stem.is_empty() { name } else { stem });
+    let readable = collapse_whitespace(&stem.replace(['_', '-'], " "));
+    if readable.is_empty() { name.to_string() } else { readable }
+}
+
+pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
+    let digest = blake3::hash(bytes);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest.as_bytes()[..16]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_collapses_whitespace_and_tracks_links() {
+        let mut b = DocumentBuilder::new();
+        b.heading(2, "  Early   life ");
+        b.start_block(BlockKind::Paragraph);
+        b.push_text("Born in\n ");
+        b.start_link("Ulm", LinkKind::Markdown);
+        b.push_text(" Ulm ");
+        b.end_link();
+        b.push_text(", Germany.");
+        b.end_block();
+        b.start_block(BlockKind::Paragraph);
+        b.push_text("   ");
+        b.end_block();
+        let doc = b.finish("a.md".into(), [0; 16], Format::Markdown, Metadata::default(), "a");
+        assert_eq!(doc.text, "Early life\n\nBorn in Ulm , Germany.");
+        assert_eq!(doc.blocks.len(), 2);
+        assert_eq!(doc.slice(doc.links[0].span), "Ulm");
+        assert_eq!(doc.title, "a");
+    }
+
+    #[test]
+    fn file_names_become_titles() {
+        assert_eq!(title_from_file_name("docs/solar_system-notes.md"), "solar system notes");
+        assert_eq!(title_from_file_name(".hidden"), ".hidden");
+        assert_eq!(title_from_file_name("C:\\x\\Apollo_11.html"), "Apollo 11");
+        assert_eq!(soften_capitals("THE SUN"), "The Sun");
+        assert_eq!(soften_capitals("NASA"), "NASA");
+        assert_eq!(soften_capitals("Apollo 11"), "Apollo 11");
+    }
+}

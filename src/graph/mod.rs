@@ -1,0 +1,184 @@
+//! The document knowledge graph of seed 000 §3.1 as a `petgraph` directed graph: Page/Entity, Section and
+//! Chunk nodes; structural edges (`is_subchapter_of` to every ancestor, `has_subchapter` to direct children,
+//! likewise `is_chunk_of`/`has_chunk`), `next`/`previous` within a section, `cites`/`cited_in`, and
+//! `semantic_rel{type}` in both directions. Built deterministically from a [`Corpus`] in linear time.
+
+use std::collections::{BTreeMap, HashSet};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+
+use crate::corpus::{ChunkId, Corpus, EntityId, RelationTypeId, SectionId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeRef {
+    /// A Page when the entity has a document, an external Entity otherwise.
+    Entity(EntityId),
+    Section(SectionId),
+    Chunk(ChunkId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EdgeKind {
+    IsSubchapterOf,
+    HasSubchapter,
+    IsChunkOf,
+    HasChunk,
+    Next,
+    Previous,
+    Cites,
+    CitedIn,
+    /// `inverse` marks the `is_<type>_of` direction.
+    SemanticRel { relation_type: RelationTypeId, inverse: bool },
+}
+
+impl EdgeKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            EdgeKind::IsSubchapterOf => "is_subchapter_of",
+            EdgeKind::HasSubchapter => "has_subchapter",
+            EdgeKind::IsChunkOf => "is_chunk_of",
+            EdgeKind::HasChunk => "has_chunk",
+            EdgeKind::Next => "next",
+            EdgeKind::Previous => "previous",
+            EdgeKind::Cites => "cites",
+            EdgeKind::CitedIn => "cited_in",
+            EdgeKind::SemanticRel { .. } => "semantic_rel",
+        }
+    }
+}
+
+pub struct KnowledgeGraph {
+    graph: DiGraph<NodeRef, EdgeKind>,
+    section_base: usize,
+    chunk_base: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GraphStats {
+    pub nodes: BTreeMap<&'static str, usize>,
+    pub edges: BTreeMap<&'static str, usize>,
+    pub relation_types: usize,
+}
+
+impl KnowledgeGraph {
+    pub fn build(corpus: &Corpus) -> Self {
+        let mut graph = DiGraph::with_capacity(corpus.entities.len() + corpus.sections.len() + corpus.chunks.len(), 0);
+        (0..corpus.entities.len()).for_each(|i| {
+            graph.add_node(NodeRef::Entity(i as EntityId));
+        });
+        (0..corpus.sections.len()).for_each(|i| {
+            graph.add_node(NodeRef::Section(i as SectionId));
+        });
+        (0..corpus.chunks.len()).for_each(|i| {
+            graph.add_node(NodeRef::Chunk(i as ChunkId));
+        });
+        let mut kg = KnowledgeGraph { graph, section_base: corpus.entities.len(), chunk_base: corpus.entities.len() + corpus.sections.len() };
+        kg.add_structure(corpus);
+        kg.add_citations(corpus);
+        for relation in &corpus.relations {
+            let (subject, object) = (NodeRef::Entity(relation.subject), NodeRef::Entity(relation.object));
+            kg.add_pair(subject, object, EdgeKind::SemanticRel { relation_type: relation.relation_type, inverse: false }, EdgeKind::SemanticRel {
+                relation_type: relation.relation_type,
+                inverse: true,
+            });
+        }
+        kg
+    }
+
+    pub fn graph(&self) -> &DiGraph<NodeRef, EdgeKind> {
+        &self.graph
+    }
+
+    pub fn index(&self, node: NodeRef) -> NodeIndex {
+        NodeIndex::new(match node {
+            NodeRef::Entity(id) => id as usize,
+            NodeRef::Section(id) => self.section_base + id as usize,
+            NodeRef::Chunk(id) => self.chunk_base + id as usize,
+        })
+    }
+
+    /// Targets of `node`'s outgoing edges of one label.
+    pub fn neighbors(&self, node: NodeRef, label: &str) -> Vec<NodeRef> {
+        let mut out: Vec<NodeRef> = self
+            .graph
+            .edges(self.index(node))
+            .filter(|e| e.weight().label() == label)
+            .map(|e| self.graph[e.target()])
+            .collect();
+        out.reverse();
+        out
+    }
+
+    pub fn stats(&self, corpus: &Corpus) -> GraphStats {
+        let mut stats = GraphStats { relation_types: corpus.relation_types.len(), ..GraphStats::default() };
+        for node in self.graph.node_weights() {
+            let kind = match node {
+                NodeRef::Entity(id) if corpus.entities[*id as usize].document.is_some() => "page",
+                NodeRef::Entity(_) => "entity",
+                NodeRef::Section(_) => "section",
+                NodeRef::Chunk(_) => "chunk",
+            };
+            *stats.nodes.entry(kind).or_default() += 1;
+        }
+        for edge in self.graph.edge_weights() {
+            *stats.edges.entry(edge.label()).or_default() += 1;
+        }
+        stats
+    }
+
+    fn add_pair(&mut self, a: NodeRef, b: NodeRef, forward: EdgeKind, backward: EdgeKind) {
+        let (ia, ib) = (self.index(a), self.index(b));
+        self.graph.add_edge(ia, ib, forward);
+        self.graph.add_edge(ib, ia, backward);
+    }
+
+    fn add_edge(&mut self, a: NodeRef, b: NodeRef, kind: EdgeKind) {
+        let (ia, ib) = (self.index(a), self.index(b));
+        self.graph.add_edge(ia, ib, kind);
+    }
+
+    /// The direct container of a section or chunk, then every further ancestor up to the page.
+    fn ancestors(corpus: &Corpus, document: u32, mut section: Option<SectionId>) -> Vec<NodeRef> {
+        let mut chain = Vec::new();
+        while let Some(id) = section {
+            chain.push(NodeRef::Section(id));
+            section = corpus.sections[id as usize].parent;
+        }
+        chain.push(NodeRef::Entity(document));
+        chain
+    }
+
+    fn add_structure(&mut self, corpus: &Corpus) {
+        for (id, section) in corpus.sections.iter().enumerate() {
+            let node = NodeRef::Section(id as SectionId);
+            let ancestors = Self::ancestors(corpus, section.document, section.parent);
+            self.add_edge(ancestors[0], node, EdgeKind::HasSubchapter);
+            for ancestor in ancestors {
+                self.add_edge(node, ancestor, EdgeKind::IsSubchapterOf);
+            }
+        }
+        for (id, chunk) in corpus.chunks.iter().enumerate() {
+            let node = NodeRef::Chunk(id as ChunkId);
+            let ancestors = Self::ancestors(corpus, chunk.document, chunk.section);
+            self.add_edge(ancestors[0], node, EdgeKind::HasChunk);
+            for ancestor in ancestors {
+                self.add_edge(node, ancestor, EdgeKind::IsChunkOf);
+            }
+            let previous = id.checked_sub(1).map(|p| &corpus.chunks[p]);
+            if previous.is_some_and(|p| p.document == chunk.document && p.section == chunk.section) {
+                self.add_pair(NodeRef::Chunk(id as ChunkId - 1), node, EdgeKind::Next, EdgeKind::Previous);
+            }
+        }
+    }
+
+    fn add_citations(&mut self, corpus: &Corpus) {
+        let mut seen = HashSet::new();
+        for mention in &corpus.mentions {
+            if seen.insert((mention.chunk, mention.entity)) {
+                self.add_pair(NodeRef::Chunk(mention.chunk), NodeRef::Entity(mention.entity), EdgeKind::Cites, EdgeKind::CitedIn);
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! Search indexes: exact flat and HNSW vector search over int8-quantised embeddings behind one type, and
+//! Okapi BM25 over chunk text with an English analyzer.
+
+pub mod analyzer;
+pub mod bm25;
+pub mod vectors;
+
+pub use bm25::Bm25Index;
+pub use vectors::{QuantizedVectors, VectorIndex, VectorIndexKind};
+
+/// A search result: a row of the indexed collection and its similarity (higher is better).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub row: u32,
+    pub score: f32,
+}
+
+/// The `k` best of `scored`, best first; ties broken by row so results are deterministic.
+pub fn top_k(scored: impl IntoIterator<Item = Hit>, k: usize) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = scored.into_iter().collect();
+    let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row));
+    if hits.len() > k && k > 0 {
+        hits.select_nth_unstable_by(k - 1, by_score);
+        hits.truncate(k);
+    }
+    hits.sort_by(by_score);
+    hits.truncate(k);
+    hits
+}

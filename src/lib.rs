@@ -1,0 +1,17 @@
+//! Quire: private knowledge-graph retrieval that runs entirely in the browser.
+//!
+//! The engine is platform-neutral and builds natively (tests, CLI, benchmarks) and for wasm32:
+//! [`corpus`] turns files into documents and their structure, [`graph`] is the knowledge graph over it,
+//! [`embed`] computes sentence embeddings, [`index`] holds vector and BM25 indexes, [`store`] assembles an
+//! indexed corpus and persists it as one snapshot file, and [`retrieve`] answers queries. The browser app
+//! lives in `app` (wasm32 only) and holds no retrieval logic.
+
+pub mod corpus;
+pub mod embed;
+pub mod graph;
+pub mod index;
+pub mod retrieve;
+pub mod store;
+
+#[cfg(target_arch = "wasm32")]
+pub mod app;

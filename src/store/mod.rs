@@ -1,0 +1,258 @@
+//! The indexed corpus: documents, their structure and graph, embeddings of every node text, the chunk
+//! vector index and BM25, and the model identity and settings that produced them. Owns how it is assembled
+//! (embedding only texts not already embedded, so adding or removing documents re-embeds only what
+//! changed) and how it is saved to and loaded from one snapshot file.
+
+mod snapshot;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::{Corpus, CorpusSettings, Document, TokenCounter};
+use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
+use crate::graph::KnowledgeGraph;
+use crate::index::bm25::Bm25Params;
+use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
+
+pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IndexSettings {
+    pub corpus: CorpusSettings,
+    /// Collections with at least this many vectors get an HNSW index; smaller ones are searched exactly.
+    pub hnsw_threshold: usize,
+    pub bm25: Bm25Params,
+}
+
+impl Default for IndexSettings {
+    fn default() -> Self {
+        Self { corpus: CorpusSettings::default(), hnsw_threshold: 20_000, bm25: Bm25Params::default() }
+    }
+}
+
+type TextKey = [u8; 16];
+
+fn text_key(text: &str) -> TextKey {
+    crate::corpus::document::content_hash(text.as_bytes())
+}
+
+/// One vector per distinct embedded text, found by the text's hash.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddingStore {
+    keys: Vec<TextKey>,
+    vectors: QuantizedVectors,
+    #[serde(skip)]
+    rows: HashMap<TextKey, u32>,
+}
+
+impl EmbeddingStore {
+    fn new(dimension: usize) -> Self {
+        Self { vectors: QuantizedVectors::new(dimension), ..Self::default() }
+    }
+
+    fn reindex(&mut self) {
+        self.rows = self.keys.iter().enumerate().map(|(row, key)| (*key, row as u32)).collect();
+    }
+
+    pub fn row_of(&self, text: &str) -> Option<u32> {
+        self.rows.get(&text_key(text)).copied()
+    }
+
+    pub fn vectors(&self) -> &QuantizedVectors {
+        &self.vectors
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// Row in the [`EmbeddingStore`] of every node's text, per node kind.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeRows {
+    /// Indexed by document (page node text: title and type hint).
+    pub pages: Vec<u32>,
+    pub sections: Vec<u32>,
+    pub chunks: Vec<u32>,
+    pub entities: Vec<u32>,
+    pub relation_types: Vec<u32>,
+}
+
+/// A corpus ready to query.
+pub struct IndexedCorpus {
+    pub settings: IndexSettings,
+    pub model: ModelIdentity,
+    pub corpus: Corpus,
+    pub embeddings: EmbeddingStore,
+    pub rows: NodeRows,
+    pub chunk_index: VectorIndex,
+    pub bm25: Bm25Index,
+    pub graph: KnowledgeGraph,
+}
+
+/// Every node text of a corpus in a fixed order: pages, sections, chunks, entities, relation types.
+fn node_texts(corpus: &Corpus) -> [Vec<String>; 5] {
+    [
+        (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
+        corpus.sections.iter().map(|s| s.uri.clone()).collect(),
+        (0..corpus.chunks.len()).map(|c| corpus.chunk_text(c as u32).to_string()).collect(),
+        corpus.entities.iter().map(|e| e.name.clone()).collect(),
+        corpus.relation_types.iter().map(|t| t.text()).collect(),
+    ]
+}
+
+/// Builds an [`IndexedCorpus`] in steps, so a caller can report progress (CLI) or yield to the event loop
+/// between batches (browser).
+pub struct IndexBuilder {
+    settings: IndexSettings,
+    corpus: Corpus,
+    model: ModelIdentity,
+    texts: [Vec<String>; 5],
+    store: EmbeddingStore,
+    /// Distinct texts with no vector yet, in first-seen order.
+    pending: Vec<String>,
+    embedded: usize,
+    reused: usize,
+}
+
+impl IndexBuilder {
+    /// Structures `documents`; vectors of texts already in `previous` (made by the same model) are reused.
+    pub fn new(
+        documents: Vec<Document>,
+        counter: &dyn TokenCounter,
+        model: ModelIdentity,
+        settings: IndexSettings,
+        previous: Option<&IndexedCorpus>,
+    ) -> Self {
+        let corpus = Corpus::build(documents, counter, &settings.corpus);
+        let texts = node_texts(&corpus);
+        let reusable = previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
+        let mut store = EmbeddingStore::new(model.dimension);
+        let mut pending = Vec::new();
+        let mut queued = std::collections::HashSet::new();
+        let mut reused = 0;
+        for text in texts.iter().flatten() {
+            let key = text_key(text);
+            if store.rows.contains_key(&key) || queued.contains(&key) {
+                continue;
+            }
+            match reusable.and_then(|p| p.rows.get(&key).map(|&row| (p, row))) {
+                Some((previous, row)) => {
+                    store.vectors.push(&previous.vectors.get(row));
+                    store.keys.push(key);
+                    store.rows.insert(key, store.keys.len() as u32 - 1);
+                    reused += 1;
+                }
+                None => {
+                    queued.insert(key);
+                    pending.push(text.clone());
+                }
+            }
+        }
+        Self { settings, corpus, model, texts, store, pending, embedded: 0, reused }
+    }
+
+    /// Distinct texts that need the embedder, in total.
+    pub fn to_embed(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn embedded(&self) -> usize {
+        self.embedded
+    }
+
+    /// Distinct texts whose vectors came from the previous index.
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    pub fn texts_to_embed(&self) -> &[String] {
+        &self.pending[self.embedded..]
+    }
+
+    pub fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.embedded == self.pending.len()
+    }
+
+    /// Embeds up to `max_texts` pending texts; returns how many it embedded.
+    pub fn embed_next(&mut self, embedder: &dyn TextEmbedder, max_texts: usize) -> Result<usize, EmbedError> {
+        let end = (self.embedded + max_texts).min(self.pending.len());
+        let batch: Vec<&str> = self.pending[self.embedded..end].iter().map(String::as_str).collect();
+        let vectors = embedder.embed(&batch)?;
+        for (text, vector) in batch.iter().zip(vectors) {
+            let key = text_key(text);
+            self.store.vectors.push(&vector);
+            self.store.keys.push(key);
+            self.store.rows.insert(key, self.store.keys.len() as u32 - 1);
+        }
+        let done = end - self.embedded;
+        self.embedded = end;
+        Ok(done)
+    }
+
+    pub fn embed_all(&mut self, embedder: &dyn TextEmbedder) -> Result<(), EmbedError> {
+        while !self.is_done() {
+            self.embed_next(embedder, 64)?;
+        }
+        Ok(())
+    }
+
+    /// Assembles the indexes. Panics if called before every text is embedded.
+    pub fn finish(self) -> IndexedCorpus {
+        assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
+        let row = |text: &String| self.store.rows[&text_key(text)];
+        let [pages, sections, chunks, entities, relation_types] = self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
+        let rows = NodeRows { pages, sections, chunks, entities, relation_types };
+        let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
+        let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
+        let graph = KnowledgeGraph::build(&self.corpus);
+        IndexedCorpus { settings: self.settings, model: self.model, corpus: self.corpus, embeddings: self.store, rows, chunk_index, bm25, graph }
+    }
+}
+
+/// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
+/// dropped; removing `file.jsonl` drops every record `file.jsonl#id`.
+pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
+    let is_removed = |source: &str| {
+        removed.iter().any(|r| source == r || source.strip_prefix(r.as_str()).is_some_and(|rest| rest.starts_with('#')))
+    };
+    let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
+    let mut merged: Vec<Document> = Vec::new();
+    for doc in current.iter().filter(|d| !is_removed(&d.source)) {
+        let replacement = added.iter_mut().find(|a| a.as_ref().is_some_and(|a| a.source == doc.source)).and_then(Option::take);
+        merged.push(replacement.unwrap_or_else(|| doc.clone()));
+    }
+    merged.extend(added.into_iter().flatten());
+    merged
+}
+
+impl IndexedCorpus {
+    pub fn to_snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
+        snapshot::encode(self)
+    }
+
+    pub fn from_snapshot(bytes: &[u8]) -> Result<Self, SnapshotError> {
+        snapshot::decode(bytes)
+    }
+
+    /// Fails when the snapshot was embedded by a different model than `embedder`.
+    pub fn check_model(&self, model: &ModelIdentity) -> Result<(), String> {
+        if &self.model == model {
+            Ok(())
+        } else {
+            Err(format!(
+                "this index was embedded with `{}` (model {}), but the loaded model is `{}` (model {}); re-index the documents",
+                self.model.name, self.model.model_hash, model.name, model.model_hash
+            ))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Snapshot file: `MAGIC` (8 bytes) | format version (u32 LE) | payload length (u64 LE) | blake3 of the
+//! payload (32 bytes) | payload (postcard). The knowledge graph is not stored: it is rebuilt from the
+//! stored corpus on load, in linear time, so the file cannot hold a graph that disagrees with its corpus.
+
+use serde::{Deserialize, Serialize};
+
+use super::{EmbeddingStore, IndexSettings, IndexedCorpus, NodeRows};
+use crate::corpus::Corpus;
+use crate::embed::ModelIdentity;
+use crate::graph::KnowledgeGraph;
+use crate::index::{Bm25Index, VectorIndex};
+
+pub const MAGIC: &[u8; 8] = b"QUIRESNP";
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 8 + 32;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SnapshotError {
+    #[error("not a Quire snapshot (the file does not start with the Quire signature)")]
+    NotASnapshot,
+    #[error("snapshot format version {found} is not supported by this build (it reads version {supported}); re-index the documents")]
+    UnsupportedVersion { found: u32, supported: u32 },
+    #[error("the snapshot is truncated: {actual} bytes where {expected} were expected")]
+    Truncated { expected: u64, actual: u64 },
+    #[error("the snapshot is corrupt: its checksum does not match its contents")]
+    ChecksumMismatch,
+    #[error("the snapshot could not be decoded: {0}")]
+    Decode(String),
+    #[error("the index could not be encoded: {0}")]
+    Encode(String),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Body<C, E, R, V, B, S, M> {
+    settings: S,
+    model: M,
+    corpus: C,
+    embeddings: E,
+    rows: R,
+    chunk_index: V,
+    bm25: B,
+}
+
+pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
+    let body = Body {
+        settings: &index.settings,
+        model: &index.model,
+        corpus: &index.corpus,
+        embeddings: &index.embeddings,
+        rows: &index.rows,
+        chunk_index: &index.chunk_index,
+        bm25: &index.bm25,
+    };
+    let payload = postcard::to_allocvec(&body).map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(blake3::hash(&payload).as_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+type OwnedBody = Body<Corpus, EmbeddingStore, NodeRows, VectorIndex, Bm25Index, IndexSettings, ModelIdentity>;
+
+pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(SnapshotError::NotASnapshot);
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual: bytes.len() as u64 });
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
+    }
+    let length = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let expected = HEADER_LEN as u64 + length;
+    if (bytes.len() as u64) < expected {
+        return Err(SnapshotError::Truncated { expected, actual: bytes.len() as u64 });
+    }
+    let payload = &bytes[HEADER_LEN..expected as usize];
+    if blake3::hash(payload).as_bytes() != &bytes[20..52] {
+        return Err(SnapshotError::ChecksumMismatch);
+    }
+    let body: OwnedBody = postcard::from_bytes(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    let mut embeddings = body.embeddings;
+    embeddings.reindex();
+    let graph = KnowledgeGraph::build(&body.corpus);
+    Ok(IndexedCorpus {
+        settings: body.settings,
+        model: body.model,
+        corpus: body.corpus,
+        embeddings,
+        rows: body.rows,
+        chunk_index: body.chunk_index,
+        bm25: body.bm25,
+        graph,
+    })
+}
