@@ -321,9 +321,9 @@ impl DocumentBuilder {
 }
 
 /// `THE SOLAR SYSTEM` → `The Solar System`: all-caps headings of plain text make poor entity names.
+/// Single words stay as written: they are usually acronyms (`NASA`).
 fn soften_capitals(title: &str) -> String {
-    let letters = title.chars().filter(|c| c.is_alphabetic()).count();
-    if letters < 4 || title.chars().any(char::is_lowercase) {
+    if !title.contains(' ') || title.chars().any(char::is_lowercase) {
         return title.to_string();
     }
     title

@@ -205,6 +205,31 @@ impl TextEmbedder for MiniLmEmbedder {
     }
 }
 
+/// Deterministic English text, `count` sequences of `tokens` word-pieces each (special tokens included,
+/// give or take the last word), for throughput measurements that native and browser runs share.
+pub fn sample_sequences(counter: &dyn TokenCounter, count: usize, tokens: usize) -> Vec<String> {
+    const SOURCE: &str = "The knowledge graph links every chunk of text to the section it belongs to and to the \
+        entities it mentions, so retrieval can follow structure as well as similarity. Sentence embeddings place \
+        passages with related meaning close together, while lexical scoring rewards rare words shared with the \
+        question. Combining both signals usually finds the passage that answers a question even when its wording \
+        differs from the way the question was asked.";
+    let words: Vec<&str> = SOURCE.split_whitespace().collect();
+    let budget = tokens.saturating_sub(counter.special_tokens());
+    (0..count)
+        .map(|i| {
+            let mut text = String::new();
+            for word in words.iter().cycle().skip(i * 7 % words.len()) {
+                let candidate = if text.is_empty() { word.to_string() } else { format!("{text} {word}") };
+                if counter.count_tokens(&candidate) > budget {
+                    break;
+                }
+                text = candidate;
+            }
+            text
+        })
+        .collect()
+}
+
 impl TokenCounter for MiniLmEmbedder {
     fn count_tokens(&self, text: &str) -> usize {
         self.counting.encode(text, false).map(|e| e.get_ids().len()).unwrap_or_else(|_| text.split_whitespace().count() * 2)

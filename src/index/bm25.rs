@@ -1,7 +1,7 @@
 //! Okapi BM25 over chunks. Scores use the non-negative idf `ln(1 + (N - df + 0.5) / (df + 0.5))` so a term
 //! present in most chunks still counts a little instead of subtracting.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +29,8 @@ struct Posting {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bm25Index {
     params: Bm25Params,
-    terms: HashMap<String, u32>,
+    /// Ordered so a snapshot of the same corpus is the same bytes.
+    terms: BTreeMap<String, u32>,
     postings: Vec<Vec<Posting>>,
     doc_lengths: Vec<u32>,
     average_length: f32,
@@ -39,7 +40,7 @@ impl Bm25Index {
     /// Indexes `texts`; result rows are positions in this sequence.
     pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>, params: Bm25Params) -> Self {
         let analyzer = Analyzer::default();
-        let mut index = Bm25Index { params, terms: HashMap::new(), postings: Vec::new(), doc_lengths: Vec::new(), average_length: 0.0 };
+        let mut index = Bm25Index { params, terms: BTreeMap::new(), postings: Vec::new(), doc_lengths: Vec::new(), average_length: 0.0 };
         for (doc, text) in texts.into_iter().enumerate() {
             let terms = analyzer.terms(text);
             index.doc_lengths.push(terms.len() as u32);

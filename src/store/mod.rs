@@ -96,7 +96,7 @@ pub struct IndexedCorpus {
 }
 
 /// Every node text of a corpus in a fixed order: pages, sections, chunks, entities, relation types.
-fn node_texts(corpus: &Corpus) -> [Vec<String>; 5] {
+pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 5] {
     [
         (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
         corpus.sections.iter().map(|s| s.uri.clone()).collect(),

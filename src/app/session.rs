@@ -1,0 +1,191 @@
+//! The app's engine session: the loaded embedder and the indexed corpus. Every operation here is a call
+//! into the engine; the session only sequences them with browser I/O and progress reporting.
+
+use std::cell::RefCell;
+
+use crate::corpus::{self, SourceFile};
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::graph::GraphStats;
+use crate::retrieve;
+use crate::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+
+use super::browser;
+
+pub const MODEL_URL: &str = "models/model.onnx";
+pub const TOKENIZER_URL: &str = "models/tokenizer.json";
+pub const DEMO_MANIFEST_URL: &str = "demo/manifest.json";
+/// Texts embedded between two yields to the browser.
+const TEXTS_PER_SLICE: usize = 8;
+
+struct Session {
+    embedder: MiniLmEmbedder,
+    index: Option<IndexedCorpus>,
+}
+
+thread_local! {
+    // wasm32 without threads: one session per page, reached from event handlers.
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+pub async fn load_model() -> Result<(), String> {
+    let model = browser::fetch_bytes(MODEL_URL).await?;
+    let tokenizer = browser::fetch_bytes(TOKENIZER_URL).await?;
+    let embedder = MiniLmEmbedder::from_bytes(&model, &tokenizer).map_err(|e| e.to_string())?;
+    SESSION.with(|s| *s.borrow_mut() = Some(Session { embedder, index: None }));
+    Ok(())
+}
+
+pub async fn fetch_demo_files() -> Result<Vec<SourceFile>, String> {
+    let manifest = browser::fetch_bytes(DEMO_MANIFEST_URL).await?;
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest).map_err(|e| format!("{DEMO_MANIFEST_URL}: {e}"))?;
+    let names: Vec<String> = manifest["files"]
+        .as_array()
+        .ok_or_else(|| format!("{DEMO_MANIFEST_URL}: no `files` list"))?
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_string))
+        .collect();
+    let mut files = Vec::new();
+    for name in names {
+        files.push(SourceFile::new(name.clone(), browser::fetch_bytes(&format!("demo/{name}")).await?));
+    }
+    Ok(files)
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IndexOutcome {
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub embedded: usize,
+    pub reused: usize,
+    pub seconds: f64,
+}
+
+/// Parses `files` and adds them to the corpus (replacing same-named documents); only new texts are
+/// embedded. `progress(done, total)` is called between slices.
+pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, usize)) -> Result<IndexOutcome, String> {
+    let started = browser::now_ms();
+    let settings = IndexSettings::default();
+    let report = corpus::ingest(&files, &settings.corpus);
+    let mut outcome = IndexOutcome {
+        errors: report.errors.iter().map(ToString::to_string).collect(),
+        warnings: report.warnings.iter().map(|(f, w)| format!("{f}: {w}")).collect(),
+        ..Default::default()
+    };
+    if report.documents.is_empty() {
+        return Ok(outcome);
+    }
+    let mut builder = with_session(|session| {
+        let previous = session.index.take();
+        let current = previous.as_ref().map(|p| p.corpus.documents.as_slice()).unwrap_or(&[]);
+        let documents = merge_documents(current, report.documents, &[]);
+        let identity = session.embedder.identity().clone();
+        IndexBuilder::new(documents, &session.embedder, identity, settings, previous.as_ref())
+    })?;
+    let total = builder.to_embed();
+    progress(0, total);
+    while !builder.is_done() {
+        with_session(|session| builder.embed_next(&session.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
+        progress(builder.embedded(), total);
+        browser::next_tick().await;
+    }
+    outcome.embedded = total;
+    outcome.reused = builder.reused();
+    let index = builder.finish();
+    with_session(|session| session.index = Some(index))?;
+    outcome.seconds = (browser::now_ms() - started) / 1000.0;
+    Ok(outcome)
+}
+
+fn with_session<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {
+    SESSION.with(|s| s.borrow_mut().as_mut().map(f)).ok_or_else(|| "the model is not loaded yet".to_string())
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusSummary {
+    pub documents: usize,
+    pub sections: usize,
+    pub chunks: usize,
+    pub entities: usize,
+    pub relations: usize,
+    pub graph: GraphStats,
+}
+
+pub fn summary() -> Option<CorpusSummary> {
+    with_session(|session| {
+        session.index.as_ref().map(|index| CorpusSummary {
+            documents: index.corpus.documents.len(),
+            sections: index.corpus.sections.len(),
+            chunks: index.corpus.chunks.len(),
+            entities: index.corpus.entities.len(),
+            relations: index.corpus.relations.len(),
+            graph: index.graph.stats(&index.corpus),
+        })
+    })
+    .ok()
+    .flatten()
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub label: String,
+    pub source: String,
+    pub score: f32,
+    pub ranks: String,
+    pub text: String,
+}
+
+/// The fused (RRF of dense and BM25) top `k` chunks with their provenance.
+pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
+    let started = browser::now_ms();
+    let rows = with_session(|session| {
+        let index = session.index.as_ref().ok_or("no documents are indexed yet")?;
+        let result = retrieve::hybrid(index, &session.embedder, text, k).map_err(|e| e.to_string())?;
+        Ok::<_, String>(
+            result
+                .fused
+                .iter()
+                .map(|hit| {
+                    let chunk = &index.corpus.chunks[hit.chunk as usize];
+                    let ranks = ["dense", "BM25"]
+                        .iter()
+                        .zip(&hit.ranks)
+                        .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
+                        .collect::<Vec<_>>()
+                        .join(" · ");
+                    ResultRow {
+                        label: index.corpus.chunk_label(hit.chunk),
+                        source: index.corpus.documents[chunk.document as usize].source.clone(),
+                        score: hit.score,
+                        ranks,
+                        text: index.corpus.chunk_text(hit.chunk).to_string(),
+                    }
+                })
+                .collect(),
+        )
+    })??;
+    Ok((rows, browser::now_ms() - started))
+}
+
+/// Embedding throughput on `count` sequences of about `tokens` word-pieces, batched as in indexing.
+pub fn benchmark_embedding(count: usize, tokens: usize) -> Result<serde_json::Value, String> {
+    with_session(|session| {
+        let texts = crate::embed::sample_sequences(&session.embedder, count, tokens);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        session.embedder.embed(&refs[..1]).map_err(|e| e.to_string())?;
+        let started = browser::now_ms();
+        for text in &refs {
+            session.embedder.embed(&[text]).map_err(|e| e.to_string())?;
+        }
+        let single_ms = (browser::now_ms() - started) / count as f64;
+        let started = browser::now_ms();
+        session.embedder.embed(&refs).map_err(|e| e.to_string())?;
+        let batched_ms = (browser::now_ms() - started) / count as f64;
+        Ok(serde_json::json!({
+            "sequences": count,
+            "tokens_per_sequence": tokens,
+            "ms_per_sequence_unbatched": single_ms,
+            "ms_per_sequence_batched": batched_ms,
+            "sequences_per_second_batched": 1000.0 / batched_ms,
+        }))
+    })?
+}

@@ -1,0 +1,49 @@
+// Serves the Trunk build (dist/) on 127.0.0.1 and drives Debian's Chromium headless through playwright-core.
+import { createServer } from "node:http";
+import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { extname, join, normalize, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { chromium } from "playwright-core";
+
+const MIME = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css",
+  ".json": "application/json", ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
+  ".csv": "text/csv; charset=utf-8", ".onnx": "application/octet-stream",
+};
+
+export const DIST = resolve(import.meta.dirname, "../../dist");
+
+export async function serveDist(root = DIST) {
+  const server = createServer(async (request, response) => {
+    const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
+    const file = normalize(join(root, path.endsWith("/") ? path + "index.html" : path));
+    if (!file.startsWith(root)) { response.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      response.writeHead(404).end("not found");
+    }
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export async function launchBrowser() {
+  const profile = await mkdtemp(join(tmpdir(), "quire-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  });
+  return { context, close: async () => { await context.close(); await rm(profile, { recursive: true, force: true }); } };
+}
+
+// Fails on any uncaught page error or console error, which is how a wasm panic surfaces.
+export function watchErrors(page) {
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  return errors;
+}

@@ -1,0 +1,36 @@
+//! Shared by the integration tests: the real embedder and the bundled demo corpus.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use quire::corpus::SourceFile;
+use quire::embed::MiniLmEmbedder;
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn model_dir() -> PathBuf {
+    root().join("models")
+}
+
+/// The pinned model; the tests need it (`bash models/fetch.sh`, which the README's test command runs).
+pub fn embedder() -> &'static MiniLmEmbedder {
+    static EMBEDDER: OnceLock<MiniLmEmbedder> = OnceLock::new();
+    EMBEDDER.get_or_init(|| MiniLmEmbedder::from_dir(&model_dir()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+pub fn demo_files() -> Vec<SourceFile> {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("public/demo/manifest.json")).unwrap()).unwrap();
+    manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| {
+            let name = name.as_str().unwrap();
+            SourceFile::new(name, std::fs::read(root().join("public/demo").join(name)).unwrap())
+        })
+        .collect()
+}

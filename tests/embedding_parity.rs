@@ -1,0 +1,55 @@
+//! tract inference against reference vectors from onnxruntime (scripts/reference_embeddings.py), and
+//! clear errors for missing or wrong model files.
+
+mod common;
+
+use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() / (a.iter().map(|x| x * x).sum::<f32>().sqrt() * b.iter().map(|x| x * x).sum::<f32>().sqrt())
+}
+
+#[test]
+fn tract_matches_onnxruntime() {
+    let reference: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(common::root().join("tests/fixtures/reference_embeddings.json")).unwrap()).unwrap();
+    let sentences: Vec<&str> = reference["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let expected: Vec<Vec<f32>> = reference["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect())
+        .collect();
+    assert!(sentences.len() >= 20);
+    // Batched (padded, grouped by length) and one at a time must both match.
+    let batched = common::embedder().embed(&sentences).unwrap();
+    for (i, sentence) in sentences.iter().enumerate() {
+        let single = common::embedder().embed(&[sentence]).unwrap().remove(0);
+        assert_eq!(single.len(), 384);
+        let norm: f32 = single.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5);
+        for (mode, vector) in [("single", &single), ("batched", &batched[i])] {
+            let similarity = cosine(vector, &expected[i]);
+            assert!(similarity >= 0.9999, "{mode} sentence {i} ({sentence:.40}): cosine {similarity}");
+        }
+    }
+}
+
+#[test]
+fn wrong_or_missing_model_files_are_refused_clearly() {
+    let dir = common::model_dir();
+    let model = std::fs::read(dir.join("model.onnx")).unwrap();
+    let tokenizer = std::fs::read(dir.join("tokenizer.json")).unwrap();
+    let mut corrupt = model.clone();
+    let middle = corrupt.len() / 2;
+    corrupt[middle] ^= 0xff;
+    let error = MiniLmEmbedder::from_bytes(&corrupt, &tokenizer).err().unwrap();
+    assert!(matches!(error, EmbedError::Mismatch { file: "model.onnx", .. }), "{error}");
+    assert!(error.to_string().ends_with("run `bash models/fetch.sh`"));
+    let error = MiniLmEmbedder::from_unpinned_bytes(b"not a model", &tokenizer).err().unwrap();
+    assert!(error.to_string().starts_with("the model file is not a usable ONNX model"), "{error}");
+    let error = MiniLmEmbedder::from_unpinned_bytes(&model, b"{").err().unwrap();
+    assert!(error.to_string().starts_with("the tokenizer file is not a valid tokenizer.json"), "{error}");
+    let error = MiniLmEmbedder::from_dir(std::path::Path::new("/nonexistent/models")).err().unwrap();
+    assert!(error.to_string().starts_with("model file /nonexistent/models/model.onnx is missing or unreadable"), "{error}");
+}

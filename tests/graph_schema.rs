@@ -1,0 +1,123 @@
+//! The knowledge-graph schema of seed 000 §3.1 on a small fixture whose every node and edge is counted by
+//! hand below.
+
+mod common;
+
+use quire::corpus::{self, Corpus, CorpusSettings, RelationSource, SourceFile};
+use quire::graph::{KnowledgeGraph, NodeRef};
+
+const ALPHA: &str = "---
+title: Alpha
+related: \"[[Beta]]\"
+---
+# Alpha
+
+Lead paragraph mentions [[Beta]].
+
+## History
+
+First history paragraph.
+
+Second history paragraph.
+
+### Early
+
+Early paragraph about [Gamma](https://example.org/wiki/Gamma).
+
+## Tours
+
+Toured with [Beta](beta.md).
+";
+
+const BETA: &str = "# Beta\n\nBeta text mentions Alpha.\n";
+
+/// Chunk target of one word-piece: every paragraph is its own chunk, so counts follow the text.
+fn fixture() -> Corpus {
+    let settings = CorpusSettings { chunk_target_tokens: 1, ..CorpusSettings::default() };
+    let report = corpus::ingest(&[SourceFile::new("notes/alpha.md", ALPHA), SourceFile::new("notes/beta.md", BETA)], &settings);
+    assert!(report.errors.is_empty() && report.warnings.is_empty());
+    Corpus::build(report.documents, common::embedder(), &settings)
+}
+
+#[test]
+fn sections_chunks_and_uris() {
+    let corpus = fixture();
+    let uris: Vec<&str> = corpus.sections.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(uris, vec!["Alpha#History", "Alpha#History#Early", "Alpha#Tours"]);
+    let depths: Vec<u8> = corpus.sections.iter().map(|s| s.depth).collect();
+    assert_eq!(depths, vec![1, 2, 1]);
+    let chunks: Vec<&str> = corpus.chunks.iter().map(|c| c.uri.as_str()).collect();
+    assert_eq!(chunks, vec!["Alpha#1", "Alpha#History#1", "Alpha#History#2", "Alpha#History#Early#1", "Alpha#Tours#1", "Beta#1"]);
+    assert_eq!(corpus.chunk_label(3), "Alpha › History › Early › #1");
+    assert_eq!(corpus.chunk_text(2), "Second history paragraph.");
+    let doc = &corpus.documents[0];
+    let (start, end) = doc.char_span(corpus.chunks[2].span);
+    assert_eq!(doc.text.chars().skip(start).take(end - start).collect::<String>(), "Second history paragraph.");
+}
+
+#[test]
+fn entities_mentions_and_relations() {
+    let corpus = fixture();
+    let entities: Vec<(&str, Option<u32>)> = corpus.entities.iter().map(|e| (e.name.as_str(), e.document)).collect();
+    assert_eq!(entities, vec![("Alpha", Some(0)), ("Beta", Some(1)), ("Gamma", None)]);
+    let mentions: Vec<(u32, u32, bool)> = corpus.mentions.iter().map(|m| (m.chunk, m.entity, m.linked)).collect();
+    // Beta's own title in its chunk is a mention too: chunks cite every entity they reference.
+    assert_eq!(mentions, vec![(0, 1, true), (3, 2, true), (4, 1, true), (5, 1, false), (5, 0, false)]);
+    let relations: Vec<(&str, &str, &str, RelationSource)> = corpus
+        .relations
+        .iter()
+        .map(|r| {
+            (
+                corpus.entities[r.subject as usize].name.as_str(),
+                corpus.relation_types[r.relation_type as usize].name.as_str(),
+                corpus.entities[r.object as usize].name.as_str(),
+                r.source,
+            )
+        })
+        .collect();
+    assert_eq!(
+        relations,
+        vec![
+            ("Alpha", "related", "Beta", RelationSource::FrontMatter),
+            ("Alpha", "early", "Gamma", RelationSource::Section),
+            ("Alpha", "tours", "Beta", RelationSource::Section),
+            ("Beta", "text_mentions", "Alpha", RelationSource::Phrase),
+        ]
+    );
+    assert_eq!(corpus.relation_types[3].inverse_name(), "is_text_mentions_of");
+}
+
+#[test]
+fn edge_kinds_and_counts() {
+    let corpus = fixture();
+    let graph = KnowledgeGraph::build(&corpus);
+    let stats = graph.stats(&corpus);
+    let nodes: Vec<(&str, usize)> = stats.nodes.iter().map(|(k, v)| (*k, *v)).collect();
+    assert_eq!(nodes, vec![("chunk", 6), ("entity", 1), ("page", 2), ("section", 3)]);
+    let edges: Vec<(&str, usize)> = stats.edges.iter().map(|(k, v)| (*k, *v)).collect();
+    assert_eq!(
+        edges,
+        vec![
+            // Alpha#1 -> Alpha; History chunks -> History, Alpha (2 x 2); Early#1 -> Early, History, Alpha;
+            // Tours#1 -> Tours, Alpha; Beta#1 -> Beta: 1 + 4 + 3 + 2 + 1.
+            ("cited_in", 5),
+            ("cites", 5),
+            ("has_chunk", 6),
+            ("has_subchapter", 3),
+            ("is_chunk_of", 11),
+            // History -> Alpha; Early -> History, Alpha; Tours -> Alpha.
+            ("is_subchapter_of", 4),
+            ("next", 1),
+            ("previous", 1),
+            // Four relations, each with its is_<type>_of inverse.
+            ("semantic_rel", 8),
+        ]
+    );
+    assert_eq!(stats.relation_types, 4);
+    assert_eq!(graph.neighbors(NodeRef::Chunk(1), "next"), vec![NodeRef::Chunk(2)]);
+    assert_eq!(graph.neighbors(NodeRef::Chunk(2), "previous"), vec![NodeRef::Chunk(1)]);
+    assert_eq!(graph.neighbors(NodeRef::Chunk(3), "is_chunk_of"), vec![NodeRef::Section(1), NodeRef::Section(0), NodeRef::Entity(0)]);
+    assert_eq!(graph.neighbors(NodeRef::Entity(0), "has_subchapter"), vec![NodeRef::Section(0), NodeRef::Section(2)]);
+    assert_eq!(graph.neighbors(NodeRef::Section(0), "has_chunk"), vec![NodeRef::Chunk(1), NodeRef::Chunk(2)]);
+    assert_eq!(graph.neighbors(NodeRef::Entity(1), "cited_in"), vec![NodeRef::Chunk(0), NodeRef::Chunk(4), NodeRef::Chunk(5)]);
+}

@@ -1,0 +1,87 @@
+//! Re-indexing after adding or removing documents embeds only texts that were not embedded before, and
+//! gives the same index as building from scratch.
+
+mod common;
+
+use std::cell::Cell;
+
+use quire::corpus::{self, CorpusSettings, SourceFile};
+use quire::embed::{EmbedError, ModelIdentity, TextEmbedder};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, node_texts};
+
+/// The real embedder, counting the texts it is asked for.
+struct Counting {
+    texts: Cell<usize>,
+}
+
+impl TextEmbedder for Counting {
+    fn identity(&self) -> &ModelIdentity {
+        common::embedder().identity()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.texts.set(self.texts.get() + texts.len());
+        common::embedder().embed(texts)
+    }
+}
+
+fn build(documents: Vec<corpus::Document>, previous: Option<&IndexedCorpus>, counter: &Counting) -> IndexedCorpus {
+    let identity = counter.identity().clone();
+    let mut builder = IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), previous);
+    builder.embed_all(counter).unwrap();
+    builder.finish()
+}
+
+fn parse(files: &[SourceFile]) -> Vec<corpus::Document> {
+    corpus::ingest(files, &CorpusSettings::default()).documents
+}
+
+fn new_texts(index: &IndexedCorpus, previous: &IndexedCorpus) -> std::collections::BTreeSet<String> {
+    node_texts(&index.corpus).into_iter().flatten().filter(|t| previous.embeddings.row_of(t).is_none()).collect()
+}
+
+#[test]
+fn adding_and_removing_documents_embeds_only_new_texts() {
+    let counter = Counting { texts: Cell::new(0) };
+    let first = build(parse(&common::demo_files()), None, &counter);
+    assert_eq!(counter.texts.get(), first.embeddings.len(), "a fresh build embeds each distinct text once");
+
+    let saturn = SourceFile::new(
+        "saturn.md",
+        "---\ntype: planet\norbits: \"[[Sun]]\"\n---\n# Saturn\n\nSaturn is the sixth planet. Its rings are mostly ice.\n\n## Moons\n\nTitan is larger than the planet Mercury.\n",
+    );
+    let documents = merge_documents(&first.corpus.documents, parse(&[saturn]), &[]);
+    counter.texts.set(0);
+    let second = build(documents.clone(), Some(&first), &counter);
+    let expected = new_texts(&second, &first);
+    assert_eq!(counter.texts.get(), expected.len(), "{expected:?}");
+    assert!(expected.contains("Saturn (planet)") && expected.contains("Saturn#Moons"), "{expected:?}");
+    assert!(expected.len() < 12, "only the new document's texts: {expected:?}");
+
+    let scratch = build(documents, None, &Counting { texts: Cell::new(0) });
+    assert_eq!(second.corpus, scratch.corpus);
+    assert_eq!(second.bm25, scratch.bm25);
+    for (a, b) in second.rows.chunks.iter().zip(&scratch.rows.chunks) {
+        let (va, vb) = (second.embeddings.vectors().get(*a), scratch.embeddings.vectors().get(*b));
+        assert!(va.iter().zip(&vb).all(|(x, y)| (x - y).abs() < 1e-6));
+    }
+
+    counter.texts.set(0);
+    let without_moon = merge_documents(&second.corpus.documents, Vec::new(), &["moon.md".to_string()]);
+    assert_eq!(without_moon.len(), second.corpus.documents.len() - 1);
+    let third = build(without_moon, Some(&second), &counter);
+    assert_eq!(counter.texts.get(), new_texts(&third, &second).len());
+    assert!(counter.texts.get() < 10, "removal re-embeds at most texts whose context changed");
+    assert!(!third.corpus.documents.iter().any(|d| d.source == "moon.md"));
+}
+
+#[test]
+fn a_different_model_invalidates_reuse() {
+    let counter = Counting { texts: Cell::new(0) };
+    let first = build(parse(&common::demo_files()), None, &counter);
+    let mut other = counter.identity().clone();
+    other.model_hash = "another model".into();
+    let builder = IndexBuilder::new(first.corpus.documents.clone(), common::embedder(), other.clone(), IndexSettings::default(), Some(&first));
+    assert_eq!(builder.reused(), 0);
+    assert_eq!(builder.to_embed(), first.embeddings.len());
+    assert!(first.check_model(&other).unwrap_err().contains("re-index the documents"));
+}
