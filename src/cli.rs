@@ -101,7 +101,11 @@ pub fn run() -> i32 {
 fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
     explicit.clone().unwrap_or_else(|| {
         let local = PathBuf::from("models");
-        if local.join(quire::embed::MODEL_FILE).exists() { local } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("models") }
+        if local.join(quire::embed::MODEL_FILE).exists() {
+            local
+        } else {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
+        }
     })
 }
 
@@ -159,7 +163,9 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<String>) {
     }
 }
 
-fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Result<(IngestReport, Vec<String>), String> {
+/// Reads and parses every file, printing per-file problems and a summary line.
+fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> IngestReport {
+    let started = Instant::now();
     let (files, mut problems) = collect_files(paths);
     let bar = progress(files.len() as u64, "parsing");
     let mut report = IngestReport::default();
@@ -177,10 +183,11 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Resul
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok((report, problems))
+    print_ingest_report(&report, &problems, started.elapsed().as_secs_f64());
+    report
 }
 
-fn print_ingest_report(report: &IngestReport, problems: &[String]) {
+fn print_ingest_report(report: &IngestReport, problems: &[String], seconds: f64) {
     for (file, warning) in &report.warnings {
         eprintln!("warning: {file}: {warning}");
     }
@@ -191,7 +198,7 @@ fn print_ingest_report(report: &IngestReport, problems: &[String]) {
         eprintln!("skipped: {problem}");
     }
     let failed = report.errors.len() + problems.len();
-    println!("parsed {} documents ({} files failed)", report.documents.len(), failed);
+    println!("parsed {} documents ({failed} files failed) in {seconds:.2}s", report.documents.len());
 }
 
 fn progress(total: u64, label: &str) -> ProgressBar {
@@ -235,8 +242,7 @@ fn embedder_identity(embedder: &MiniLmEmbedder) -> quire::embed::ModelIdentity {
 
 fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool, settings: IndexSettings) -> CliResult {
     let embedder = load_embedder(model)?;
-    let (report, problems) = read_and_parse(paths, &settings.corpus)?;
-    print_ingest_report(&report, &problems);
+    let report = read_and_parse(paths, &settings.corpus);
     if report.documents.is_empty() {
         return Err("no document could be indexed".into());
     }
@@ -258,13 +264,19 @@ fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool,
 fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
     let embedder = load_embedder(model)?;
     let previous = load_snapshot(snapshot)?;
-    let (report, problems) = if paths.is_empty() { (IngestReport::default(), Vec::new()) } else { read_and_parse(paths, &previous.settings.corpus)? };
-    if !paths.is_empty() {
-        print_ingest_report(&report, &problems);
-    }
-    let unknown: Vec<&String> = removed.iter().filter(|r| !previous.corpus.documents.iter().any(|d| &d.source == *r || d.source.starts_with(&format!("{r}#")))).collect();
+    let report =
+        if paths.is_empty() { IngestReport::default() } else { read_and_parse(paths, &previous.settings.corpus) };
+    let unknown: Vec<&String> = removed
+        .iter()
+        .filter(|r| {
+            !previous.corpus.documents.iter().any(|d| &d.source == *r || d.source.starts_with(&format!("{r}#")))
+        })
+        .collect();
     if !unknown.is_empty() {
-        return Err(format!("not in the snapshot: {}", unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")));
+        return Err(format!(
+            "not in the snapshot: {}",
+            unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
     }
     let documents = merge_documents(&previous.corpus.documents, report.documents, removed);
     if documents.is_empty() {
@@ -301,10 +313,18 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     println!("documents  {}", corpus.documents.len());
     println!("sections   {}", corpus.sections.len());
     println!("chunks     {} (index: {:?})", corpus.chunks.len(), index.chunk_index.kind());
-    println!("entities   {} ({} external)", corpus.entities.len(), corpus.entities.iter().filter(|e| e.document.is_none()).count());
+    println!(
+        "entities   {} ({} external)",
+        corpus.entities.len(),
+        corpus.entities.iter().filter(|e| e.document.is_none()).count()
+    );
     println!("mentions   {} ({} linked)", corpus.mentions.len(), corpus.mentions.iter().filter(|m| m.linked).count());
     println!("relations  {} of {} types", corpus.relations.len(), corpus.relation_types.len());
-    println!("vectors    {} distinct texts, {:.1} KiB int8", index.embeddings.len(), index.embeddings.vectors().bytes() as f64 / 1024.0);
+    println!(
+        "vectors    {} distinct texts, {:.1} KiB int8",
+        index.embeddings.len(),
+        index.embeddings.vectors().bytes() as f64 / 1024.0
+    );
     println!("graph nodes");
     for (kind, count) in &graph.nodes {
         println!("  {kind:<18} {count}");

@@ -31,7 +31,11 @@ fn index_stats_query_add_remove() {
 
     let out = quire(&["index", docs.to_str().unwrap(), "-o", snapshot]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("broken.csv: binary content where CSV text was expected"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("broken.csv: binary content where CSV text was expected"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!text(&out.stderr).contains("notes.bin"), "unsupported files inside folders are skipped silently");
     assert!(text(&out.stdout).contains("parsed 6 documents (1 files failed)"), "{}", text(&out.stdout));
 
@@ -52,7 +56,11 @@ fn index_stats_query_add_remove() {
     assert!(rrf.contains("  1. ") && rrf.lines().nth(1).unwrap().contains("Apollo 11 › Landing › #1"), "{printed}");
 
     let extra = dir.path().join("venus.md");
-    std::fs::write(&extra, "# Venus\n\nVenus has a thick carbon dioxide atmosphere and surface temperatures above 450 degrees.\n").unwrap();
+    std::fs::write(
+        &extra,
+        "# Venus\n\nVenus has a thick carbon dioxide atmosphere and surface temperatures above 450 degrees.\n",
+    )
+    .unwrap();
     let out = quire(&["add", snapshot, extra.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("reused"), "{}", text(&out.stdout));
@@ -84,10 +92,21 @@ fn clear_errors_for_bad_snapshots_and_missing_models() {
     let doc = dir.path().join("a.md");
     std::fs::write(&doc, "# A\n\ntext").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_quire"))
-        .args(["--model-dir", "/nonexistent", "index", doc.to_str().unwrap(), "-o", dir.path().join("x.quire").to_str().unwrap()])
+        .args([
+            "--model-dir",
+            "/nonexistent",
+            "index",
+            doc.to_str().unwrap(),
+            "-o",
+            dir.path().join("x.quire").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("model file /nonexistent/model.onnx is missing or unreadable"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("model file /nonexistent/model.onnx is missing or unreadable"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(text(&out.stderr).contains("bash models/fetch.sh"));
 }

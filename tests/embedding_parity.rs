@@ -6,13 +6,16 @@ mod common;
 use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() / (a.iter().map(|x| x * x).sum::<f32>().sqrt() * b.iter().map(|x| x * x).sum::<f32>().sqrt())
+    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>()
+        / (a.iter().map(|x| x * x).sum::<f32>().sqrt() * b.iter().map(|x| x * x).sum::<f32>().sqrt())
 }
 
 #[test]
 fn tract_matches_onnxruntime() {
-    let reference: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(common::root().join("tests/fixtures/reference_embeddings.json")).unwrap()).unwrap();
+    let reference: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::root().join("tests/fixtures/reference_embeddings.json")).unwrap(),
+    )
+    .unwrap();
     let sentences: Vec<&str> = reference["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     let expected: Vec<Vec<f32>> = reference["vectors"]
         .as_array()
@@ -51,5 +54,8 @@ fn wrong_or_missing_model_files_are_refused_clearly() {
     let error = MiniLmEmbedder::from_unpinned_bytes(&model, b"{").err().unwrap();
     assert!(error.to_string().starts_with("the tokenizer file is not a valid tokenizer.json"), "{error}");
     let error = MiniLmEmbedder::from_dir(std::path::Path::new("/nonexistent/models")).err().unwrap();
-    assert!(error.to_string().starts_with("model file /nonexistent/models/model.onnx is missing or unreadable"), "{error}");
+    assert!(
+        error.to_string().starts_with("model file /nonexistent/models/model.onnx is missing or unreadable"),
+        "{error}"
+    );
 }

@@ -44,7 +44,11 @@ fn tsv_rows_are_labelled() {
     assert_eq!(doc.title, "moons");
     assert_eq!(
         blocks(&doc),
-        vec![(BlockKind::Heading { level: 1 }, "moons.tsv"), (BlockKind::TableRow, "moon: Titan; planet: Saturn"), (BlockKind::TableRow, "moon: Io; planet: Jupiter")]
+        vec![
+            (BlockKind::Heading { level: 1 }, "moons.tsv"),
+            (BlockKind::TableRow, "moon: Titan; planet: Saturn"),
+            (BlockKind::TableRow, "moon: Io; planet: Jupiter")
+        ]
     );
 }
 
@@ -58,7 +62,10 @@ fn jsonl_records_become_documents_and_bad_lines_become_warnings() {
     assert!(parsed.warnings[0].starts_with("line 2:"), "{:?}", parsed.warnings);
     assert!(parsed.warnings[1].starts_with("line 4:"), "{:?}", parsed.warnings);
     let failure = parse_one("bad.jsonl", b"{\"x\": 1}\nnope\n").unwrap_err();
-    assert!(matches!(failure.failure, IngestFailure::Malformed(ref m) if m.starts_with("no valid JSONL record (line 1:")), "{failure}");
+    assert!(
+        matches!(failure.failure, IngestFailure::Malformed(ref m) if m.starts_with("no valid JSONL record (line 1:")),
+        "{failure}"
+    );
 }
 
 /// A two-page PDF with real text content, written with lopdf.
@@ -70,7 +77,9 @@ fn two_page_pdf() -> Vec<u8> {
     let font_id = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
     let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
     let mut kids = Vec::new();
-    for line in ["Comets are icy bodies that release gas near the Sun.", "Asteroids are rocky remnants of planet formation."] {
+    for line in
+        ["Comets are icy bodies that release gas near the Sun.", "Asteroids are rocky remnants of planet formation."]
+    {
         let content = Content {
             operations: vec![
                 Operation::new("BT", vec![]),
@@ -135,7 +144,10 @@ fn bad_files_fail_clearly_and_alone() {
         ("image.md: binary content where Markdown text was expected", true),
         ("latin1.txt: not valid UTF-8 text (first invalid byte at offset 3)", true),
         ("huge.txt: the file is 1500 bytes, above the limit of 1000 bytes", true),
-        ("archive.zip: unsupported file type `zip` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)", true),
+        (
+            "archive.zip: unsupported file type `zip` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)",
+            true,
+        ),
         ("scan.pdf: unreadable PDF: ", false),
         ("blank.html: no text could be extracted", true),
         ("headers-only.csv: the header row is empty", true),
@@ -165,7 +177,9 @@ fn a_large_document_is_parsed_and_chunked_within_limits() {
 fn check_document(doc: &corpus::Document) {
     for block in &doc.blocks {
         assert!(block.span.end as usize <= doc.text.len());
-        assert!(doc.text.is_char_boundary(block.span.start as usize) && doc.text.is_char_boundary(block.span.end as usize));
+        assert!(
+            doc.text.is_char_boundary(block.span.start as usize) && doc.text.is_char_boundary(block.span.end as usize)
+        );
         assert!(!block.span.is_empty());
     }
     for link in &doc.links {

@@ -34,7 +34,8 @@ const BETA: &str = "# Beta\n\nBeta text mentions Alpha.\n";
 /// Chunk target of one word-piece: every paragraph is its own chunk, so counts follow the text.
 fn fixture() -> Corpus {
     let settings = CorpusSettings { chunk_target_tokens: 1, ..CorpusSettings::default() };
-    let report = corpus::ingest(&[SourceFile::new("notes/alpha.md", ALPHA), SourceFile::new("notes/beta.md", BETA)], &settings);
+    let report =
+        corpus::ingest(&[SourceFile::new("notes/alpha.md", ALPHA), SourceFile::new("notes/beta.md", BETA)], &settings);
     assert!(report.errors.is_empty() && report.warnings.is_empty());
     Corpus::build(report.documents, common::embedder(), &settings)
 }
@@ -47,7 +48,10 @@ fn sections_chunks_and_uris() {
     let depths: Vec<u8> = corpus.sections.iter().map(|s| s.depth).collect();
     assert_eq!(depths, vec![1, 2, 1]);
     let chunks: Vec<&str> = corpus.chunks.iter().map(|c| c.uri.as_str()).collect();
-    assert_eq!(chunks, vec!["Alpha#1", "Alpha#History#1", "Alpha#History#2", "Alpha#History#Early#1", "Alpha#Tours#1", "Beta#1"]);
+    assert_eq!(
+        chunks,
+        vec!["Alpha#1", "Alpha#History#1", "Alpha#History#2", "Alpha#History#Early#1", "Alpha#Tours#1", "Beta#1"]
+    );
     assert_eq!(corpus.chunk_label(3), "Alpha › History › Early › #1");
     assert_eq!(corpus.chunk_text(2), "Second history paragraph.");
     let doc = &corpus.documents[0];
@@ -116,8 +120,14 @@ fn edge_kinds_and_counts() {
     assert_eq!(stats.relation_types, 4);
     assert_eq!(graph.neighbors(NodeRef::Chunk(1), "next"), vec![NodeRef::Chunk(2)]);
     assert_eq!(graph.neighbors(NodeRef::Chunk(2), "previous"), vec![NodeRef::Chunk(1)]);
-    assert_eq!(graph.neighbors(NodeRef::Chunk(3), "is_chunk_of"), vec![NodeRef::Section(1), NodeRef::Section(0), NodeRef::Entity(0)]);
+    assert_eq!(
+        graph.neighbors(NodeRef::Chunk(3), "is_chunk_of"),
+        vec![NodeRef::Section(1), NodeRef::Section(0), NodeRef::Entity(0)]
+    );
     assert_eq!(graph.neighbors(NodeRef::Entity(0), "has_subchapter"), vec![NodeRef::Section(0), NodeRef::Section(2)]);
     assert_eq!(graph.neighbors(NodeRef::Section(0), "has_chunk"), vec![NodeRef::Chunk(1), NodeRef::Chunk(2)]);
-    assert_eq!(graph.neighbors(NodeRef::Entity(1), "cited_in"), vec![NodeRef::Chunk(0), NodeRef::Chunk(4), NodeRef::Chunk(5)]);
+    assert_eq!(
+        graph.neighbors(NodeRef::Entity(1), "cited_in"),
+        vec![NodeRef::Chunk(0), NodeRef::Chunk(4), NodeRef::Chunk(5)]
+    );
 }

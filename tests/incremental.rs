@@ -80,7 +80,13 @@ fn a_different_model_invalidates_reuse() {
     let first = build(parse(&common::demo_files()), None, &counter);
     let mut other = counter.identity().clone();
     other.model_hash = "another model".into();
-    let builder = IndexBuilder::new(first.corpus.documents.clone(), common::embedder(), other.clone(), IndexSettings::default(), Some(&first));
+    let builder = IndexBuilder::new(
+        first.corpus.documents.clone(),
+        common::embedder(),
+        other.clone(),
+        IndexSettings::default(),
+        Some(&first),
+    );
     assert_eq!(builder.reused(), 0);
     assert_eq!(builder.to_embed(), first.embeddings.len());
     assert!(first.check_model(&other).unwrap_err().contains("re-index the documents"));

@@ -72,8 +72,17 @@ fn damaged_files_give_clear_errors() {
     assert_eq!(error(&flipped), SnapshotError::ChecksumMismatch);
     let mut future = bytes.to_vec();
     future[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
-    assert_eq!(error(&future), SnapshotError::UnsupportedVersion { found: FORMAT_VERSION + 1, supported: FORMAT_VERSION });
-    assert_eq!(error(&future).to_string(), format!("snapshot format version {} is not supported by this build (it reads version {FORMAT_VERSION}); re-index the documents", FORMAT_VERSION + 1));
+    assert_eq!(
+        error(&future),
+        SnapshotError::UnsupportedVersion { found: FORMAT_VERSION + 1, supported: FORMAT_VERSION }
+    );
+    assert_eq!(
+        error(&future).to_string(),
+        format!(
+            "snapshot format version {} is not supported by this build (it reads version {FORMAT_VERSION}); re-index the documents",
+            FORMAT_VERSION + 1
+        )
+    );
 }
 
 proptest! {

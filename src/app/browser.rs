@@ -10,7 +10,10 @@ fn window() -> web_sys::Window {
 }
 
 fn describe(error: JsValue) -> String {
-    error.as_string().or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into())
+    error
+        .as_string()
+        .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "unknown error".into())
 }
 
 /// GET `url` as bytes; a non-2xx status is an error naming the URL.

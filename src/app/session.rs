@@ -37,7 +37,8 @@ pub async fn load_model() -> Result<(), String> {
 
 pub async fn fetch_demo_files() -> Result<Vec<SourceFile>, String> {
     let manifest = browser::fetch_bytes(DEMO_MANIFEST_URL).await?;
-    let manifest: serde_json::Value = serde_json::from_slice(&manifest).map_err(|e| format!("{DEMO_MANIFEST_URL}: {e}"))?;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&manifest).map_err(|e| format!("{DEMO_MANIFEST_URL}: {e}"))?;
     let names: Vec<String> = manifest["files"]
         .as_array()
         .ok_or_else(|| format!("{DEMO_MANIFEST_URL}: no `files` list"))?

@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::CorpusSettings;
 use super::chunking::{self, ChunkLimits, TokenCounter};
 use super::document::{BlockKind, Document, Span, TextBlock};
 use super::entities::{self, EntityTable};
-use super::CorpusSettings;
 
 pub type DocId = u32;
 pub type SectionId = u32;
@@ -164,7 +164,10 @@ impl Corpus {
     fn structure_document(&mut self, doc_id: DocId, counter: &dyn TokenCounter) {
         let document = &self.documents[doc_id as usize];
         let page_name = self.entities[doc_id as usize].name.clone();
-        let limits = ChunkLimits { target_tokens: self.settings.chunk_target_tokens, max_tokens: self.settings.chunk_max_tokens };
+        let limits = ChunkLimits {
+            target_tokens: self.settings.chunk_target_tokens,
+            max_tokens: self.settings.chunk_max_tokens,
+        };
         let mut stack: Vec<(u8, SectionId)> = Vec::new();
         let mut used_uris: HashSet<String> = HashSet::new();
         let mut body: Vec<&TextBlock> = Vec::new();
@@ -192,7 +195,14 @@ impl Corpus {
             let title = document.slice(block.span).to_string();
             let (title, uri) = unique_child(&parent_uri, &title, &mut used_uris);
             let id = first_section + new_sections.len() as SectionId;
-            new_sections.push(Section { document: doc_id, parent, title, depth: stack.len() as u8 + 1, uri, heading: block.span });
+            new_sections.push(Section {
+                document: doc_id,
+                parent,
+                title,
+                depth: stack.len() as u8 + 1,
+                uri,
+                heading: block.span,
+            });
             stack.push((level, id));
             container = Some(id);
         }
@@ -219,7 +229,9 @@ impl Corpus {
 /// A leading H1 that repeats the title names the page, not a section.
 fn skip_title_heading(document: &Document) -> &[TextBlock] {
     match document.blocks.first() {
-        Some(first) if first.kind == (BlockKind::Heading { level: 1 }) && document.slice(first.span) == document.title => {
+        Some(first)
+            if first.kind == (BlockKind::Heading { level: 1 }) && document.slice(first.span) == document.title =>
+        {
             &document.blocks[1..]
         }
         _ => &document.blocks,

@@ -37,7 +37,12 @@ pub struct ChunkLimits {
 }
 
 /// Chunks for the consecutive body blocks of one section.
-pub fn chunk_blocks(doc: &Document, blocks: &[&TextBlock], counter: &dyn TokenCounter, limits: &ChunkLimits) -> Vec<PlannedChunk> {
+pub fn chunk_blocks(
+    doc: &Document,
+    blocks: &[&TextBlock],
+    counter: &dyn TokenCounter,
+    limits: &ChunkLimits,
+) -> Vec<PlannedChunk> {
     let budget = limits.max_tokens.saturating_sub(counter.special_tokens()).max(1);
     let target = limits.target_tokens.min(budget).max(1);
     let mut pieces = Vec::new();
@@ -63,9 +68,16 @@ fn merge(pieces: Vec<Piece>, target: usize) -> Vec<PlannedChunk> {
     for piece in pieces {
         open = match open {
             Some((group, mergeable))
-                if mergeable && piece.mergeable && group.page == piece.page && group.tokens + piece.tokens <= target =>
+                if mergeable
+                    && piece.mergeable
+                    && group.page == piece.page
+                    && group.tokens + piece.tokens <= target =>
             {
-                let joined = Piece { span: Span { start: group.span.start, end: piece.span.end }, tokens: group.tokens + piece.tokens, ..group };
+                let joined = Piece {
+                    span: Span { start: group.span.start, end: piece.span.end },
+                    tokens: group.tokens + piece.tokens,
+                    ..group
+                };
                 Some((joined, true))
             }
             Some((group, _)) => {
@@ -117,7 +129,13 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
 }
 
 /// Longest word-aligned prefixes within `budget`, found by binary search over word boundaries.
-fn split_by_words(block: &str, start: usize, end: usize, counter: &dyn TokenCounter, budget: usize) -> Vec<(usize, usize, usize)> {
+fn split_by_words(
+    block: &str,
+    start: usize,
+    end: usize,
+    counter: &dyn TokenCounter,
+    budget: usize,
+) -> Vec<(usize, usize, usize)> {
     let sentence = &block[start..end];
     let mut bounds: Vec<usize> = sentence.split_word_bound_indices().map(|(i, w)| i + w.len()).collect();
     bounds.dedup();
@@ -185,7 +203,11 @@ pub(crate) mod tests {
 
     #[test]
     fn merges_short_paragraphs_up_to_target() {
-        let doc = doc_of(&[("One two three.", BlockKind::Paragraph), ("Four five.", BlockKind::Paragraph), ("Six seven eight nine.", BlockKind::Paragraph)]);
+        let doc = doc_of(&[
+            ("One two three.", BlockKind::Paragraph),
+            ("Four five.", BlockKind::Paragraph),
+            ("Six seven eight nine.", BlockKind::Paragraph),
+        ]);
         assert_eq!(chunk_texts(&doc, 8, 20), vec!["One two three.\n\nFour five.", "Six seven eight nine."]);
     }
 

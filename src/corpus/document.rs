@@ -34,7 +34,9 @@ impl Span {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BlockKind {
-    Heading { level: u8 },
+    Heading {
+        level: u8,
+    },
     Paragraph,
     ListItem,
     /// A table row rendered as `header: value; ...`; row-level chunks are never merged with neighbours.
@@ -187,7 +189,11 @@ impl DocumentBuilder {
             self.links.retain(|link| (link.span.start as usize) < block.text_len_before);
             return;
         }
-        self.blocks.push(TextBlock { kind: block.kind, span: Span::new(block.content_start, trimmed_end), page: self.page });
+        self.blocks.push(TextBlock {
+            kind: block.kind,
+            span: Span::new(block.content_start, trimmed_end),
+            page: self.page,
+        });
         self.pending_space = false;
     }
 

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasickBuilder, MatchKind};
 use percent_encoding::percent_decode_str;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -14,9 +14,38 @@ use crate::index::analyzer::is_stop_word;
 
 /// Titles too generic to count as a mention when they appear unlinked.
 const TITLE_STOP_LIST: &[&str] = &[
-    "about", "appendix", "background", "chapter", "contents", "data", "details", "example", "examples", "history",
-    "home", "index", "introduction", "list", "main", "note", "notes", "other", "overview", "page", "readme",
-    "references", "section", "see also", "summary", "table", "this", "that", "there", "these", "those", "untitled",
+    "about",
+    "appendix",
+    "background",
+    "chapter",
+    "contents",
+    "data",
+    "details",
+    "example",
+    "examples",
+    "history",
+    "home",
+    "index",
+    "introduction",
+    "list",
+    "main",
+    "note",
+    "notes",
+    "other",
+    "overview",
+    "page",
+    "readme",
+    "references",
+    "section",
+    "see also",
+    "summary",
+    "table",
+    "this",
+    "that",
+    "there",
+    "these",
+    "those",
+    "untitled",
 ];
 
 /// All entities, with the keys that resolve a link target or a name to one of them.
@@ -40,7 +69,8 @@ impl EntityTable {
             table.entities.push(Entity { name: name.clone(), document: Some(id as DocId) });
             let file_name = doc.source.rsplit(['/', '\\']).next().unwrap_or(&doc.source).to_string();
             let record_id = doc.source.rsplit_once('#').map(|(_, id)| id.to_string());
-            let mut keys = vec![name, doc.title.clone(), doc.source.clone(), file_name.clone(), title_from_file_name(&file_name)];
+            let mut keys =
+                vec![name, doc.title.clone(), doc.source.clone(), file_name.clone(), title_from_file_name(&file_name)];
             keys.extend(doc.aliases.iter().cloned());
             keys.extend(record_id);
             for key in keys {
@@ -84,7 +114,8 @@ impl EntityTable {
         let mut seen = HashSet::new();
         let mut patterns = Vec::new();
         for (id, doc) in documents.iter().enumerate() {
-            let names = std::iter::once(&self.entities[id].name).chain(std::iter::once(&doc.title)).chain(doc.aliases.iter());
+            let names =
+                std::iter::once(&self.entities[id].name).chain(std::iter::once(&doc.title)).chain(doc.aliases.iter());
             for name in names {
                 let lowered = name.to_lowercase();
                 let eligible = name.chars().count() >= min_chars && !TITLE_STOP_LIST.contains(&lowered.as_str());
@@ -135,7 +166,10 @@ fn external_name(target: &str, kind: LinkKind, anchor: &str) -> Option<String> {
         let path = link_path(target);
         let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
         let decoded = percent_decode_str(last).decode_utf8_lossy().to_string();
-        let stem = decoded.rsplit_once('.').filter(|(s, e)| !s.is_empty() && e.len() <= 5).map_or(decoded.as_str(), |(s, _)| s);
+        let stem = decoded
+            .rsplit_once('.')
+            .filter(|(s, e)| !s.is_empty() && e.len() <= 5)
+            .map_or(decoded.as_str(), |(s, _)| s);
         let readable = stem.replace('_', " ").trim().to_string();
         if readable.is_empty() { anchor.trim().to_string() } else { readable }
     };
@@ -156,7 +190,9 @@ pub fn link_mentions(corpus: &mut Corpus, table: &mut EntityTable) {
     let mut mentions = Vec::new();
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
         for link in &doc.links {
-            let Some(entity) = table.resolve_or_external(&link.target, link.kind, doc.slice(link.span)) else { continue };
+            let Some(entity) = table.resolve_or_external(&link.target, link.kind, doc.slice(link.span)) else {
+                continue;
+            };
             if let Some(chunk) = chunk_containing(corpus, doc_id as DocId, link.span) {
                 mentions.push(Mention { chunk, entity, span: link.span, linked: true });
             }
@@ -171,13 +207,18 @@ pub fn dictionary_mentions(corpus: &mut Corpus, table: &EntityTable) {
     if patterns.is_empty() {
         return;
     }
-    let matcher: AhoCorasick = AhoCorasickBuilder::new()
+    // A dictionary beyond the automaton's size limits yields no unlinked mentions rather than a failure.
+    let Ok(matcher) = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
         .build(patterns.iter().map(|(p, _)| p))
-        .expect("title patterns always build");
-    let linked: HashSet<(u32, u32)> = corpus.mentions.iter().map(|m| (m.chunk, m.span.start)).collect();
-    let link_spans: Vec<(u32, Span)> = corpus.mentions.iter().map(|m| (m.chunk, m.span)).collect();
+    else {
+        return;
+    };
+    let mut link_spans: HashMap<u32, Vec<Span>> = HashMap::new();
+    for mention in &corpus.mentions {
+        link_spans.entry(mention.chunk).or_default().push(mention.span);
+    }
     let mut found = Vec::new();
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
         for hit in matcher.find_iter(&doc.text) {
@@ -186,8 +227,8 @@ pub fn dictionary_mentions(corpus: &mut Corpus, table: &EntityTable) {
             }
             let span = Span::new(hit.start(), hit.end());
             let Some(chunk) = chunk_containing(corpus, doc_id as DocId, span) else { continue };
-            let inside_link = link_spans.iter().any(|(c, s)| *c == chunk && s.overlaps(span));
-            if !inside_link && !linked.contains(&(chunk, span.start)) {
+            let inside_link = link_spans.get(&chunk).is_some_and(|spans| spans.iter().any(|s| s.overlaps(span)));
+            if !inside_link {
                 found.push(Mention { chunk, entity: patterns[hit.pattern().as_usize()].1, span, linked: false });
             }
         }
@@ -232,10 +273,15 @@ impl RelationSink {
 }
 
 pub fn extract_relations(corpus: &mut Corpus, table: &mut EntityTable) {
-    let mut sink = RelationSink { types: HashMap::new(), relation_types: Vec::new(), relations: Vec::new(), seen: HashSet::new() };
+    let mut sink =
+        RelationSink { types: HashMap::new(), relation_types: Vec::new(), relations: Vec::new(), seen: HashSet::new() };
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
         for declared in &doc.declared_relations {
-            let kind = if declared.origin == super::document::RelationOrigin::FrontMatter { LinkKind::Wiki } else { LinkKind::Html };
+            let kind = if declared.origin == super::document::RelationOrigin::FrontMatter {
+                LinkKind::Wiki
+            } else {
+                LinkKind::Html
+            };
             if let Some(object) = table.resolve_or_external(&declared.target, kind, &declared.target) {
                 let source = match declared.origin {
                     super::document::RelationOrigin::FrontMatter => RelationSource::FrontMatter,
@@ -272,7 +318,10 @@ fn phrase_relations(corpus: &Corpus, sink: &mut RelationSink) {
         let sentence_of = |pos: u32| sentence_ends.partition_point(|end| *end <= pos as usize);
         for pair in mentions.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            if a.entity == b.entity || a.span.end > b.span.start || sentence_of(a.span.start) != sentence_of(b.span.start) {
+            if a.entity == b.entity
+                || a.span.end > b.span.start
+                || sentence_of(a.span.start) != sentence_of(b.span.start)
+            {
                 continue;
             }
             let between = &doc.text[a.span.end as usize..b.span.start as usize];
@@ -293,7 +342,10 @@ mod tests {
     fn keys_and_candidates() {
         assert_eq!(normalize_key("Io_(moon)"), "io (moon)");
         assert_eq!(normalize_key("Saturn%20V"), "saturn v");
-        assert_eq!(link_candidates("https://en.wikipedia.org/wiki/Io_(moon)#Orbit"), vec!["wiki/Io_(moon)", "Io_(moon)"]);
+        assert_eq!(
+            link_candidates("https://en.wikipedia.org/wiki/Io_(moon)#Orbit"),
+            vec!["wiki/Io_(moon)", "Io_(moon)"]
+        );
         assert_eq!(link_candidates("../moons/phobos.md"), vec!["../moons/phobos.md", "phobos.md", "phobos"]);
         assert!(link_candidates("#top").is_empty());
     }

@@ -6,11 +6,29 @@ use scraper::{ElementRef, Html, Node, Selector};
 
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 
-const DROPPED: &[&str] =
-    &["script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "input", "textarea", "head"];
+const DROPPED: &[&str] = &[
+    "script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "input", "textarea", "head",
+];
 const CONTAINERS: &[&str] = &[
-    "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "blockquote", "figure",
-    "body", "html", "form", "fieldset", "details", "summary", "center",
+    "div",
+    "section",
+    "article",
+    "main",
+    "aside",
+    "header",
+    "footer",
+    "ul",
+    "ol",
+    "dl",
+    "blockquote",
+    "figure",
+    "body",
+    "html",
+    "form",
+    "fieldset",
+    "details",
+    "summary",
+    "center",
 ];
 
 pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Metadata {
@@ -107,8 +125,11 @@ impl Walker<'_> {
         let infobox = table.value().classes().any(|c| c.to_ascii_lowercase().contains("infobox"));
         let mut header: Vec<String> = Vec::new();
         for row in rows_of(table) {
-            let cells: Vec<ElementRef> =
-                row.children().filter_map(ElementRef::wrap).filter(|c| matches!(c.value().name(), "th" | "td")).collect();
+            let cells: Vec<ElementRef> = row
+                .children()
+                .filter_map(ElementRef::wrap)
+                .filter(|c| matches!(c.value().name(), "th" | "td"))
+                .collect();
             let all_headers = !cells.is_empty() && cells.iter().all(|c| c.value().name() == "th");
             if all_headers && cells.len() > 1 && header.is_empty() {
                 header = cells.iter().map(|c| cell_text(*c)).collect();

@@ -28,7 +28,9 @@ pub fn records(text: &str) -> (Vec<JsonlRecord>, Vec<String>) {
         }
         match serde_json::from_str::<Record>(line) {
             Ok(record) => match id_text(&record.id) {
-                Some(id) => records.push(JsonlRecord { id, title: record.title, text: record.text, line: line.to_string() }),
+                Some(id) => {
+                    records.push(JsonlRecord { id, title: record.title, text: record.text, line: line.to_string() })
+                }
                 None => warnings.push(format!("line {}: `_id` must be a string or a number", index + 1)),
             },
             Err(e) => warnings.push(format!("line {}: {e}", index + 1)),

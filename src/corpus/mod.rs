@@ -13,7 +13,10 @@ mod pdf;
 mod table;
 mod text;
 
-pub use build::{Chunk, ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId, Section, SectionId};
+pub use build::{
+    Chunk, ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
+    Section, SectionId,
+};
 pub use chunking::TokenCounter;
 pub use document::{Document, Format, Span};
 
@@ -136,7 +139,11 @@ pub fn detect_format(path: &str, bytes: &[u8]) -> Result<Format, IngestFailure> 
         "pdf" => Format::Pdf,
         "jsonl" | "ndjson" => Format::Jsonl,
         _ if bytes.starts_with(b"%PDF-") => Format::Pdf,
-        _ => return Err(IngestFailure::Unsupported { extension: if extension.is_empty() { "(none)".into() } else { extension } }),
+        _ => {
+            return Err(IngestFailure::Unsupported {
+                extension: if extension.is_empty() { "(none)".into() } else { extension },
+            });
+        }
     })
 }
 
@@ -167,7 +174,11 @@ fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, I
     match format {
         Format::Pdf => {
             pdf::parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
-            Ok(single(builder, document::Metadata { title: Some(fallback_title.clone()), ..Default::default() }, vec![]))
+            Ok(single(
+                builder,
+                document::Metadata { title: Some(fallback_title.clone()), ..Default::default() },
+                vec![],
+            ))
         }
         Format::Markdown => {
             let (metadata, warnings) = markdown::parse(as_text(&file.bytes, "Markdown")?, &mut builder);
@@ -186,7 +197,11 @@ fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, I
             let section = file.path.rsplit(['/', '\\']).next().unwrap_or(&file.path);
             let warnings = table::parse(as_text(&file.bytes, "CSV")?, delimiter, section, &mut builder)
                 .map_err(IngestFailure::Malformed)?;
-            Ok(single(builder, document::Metadata { title: Some(fallback_title.clone()), ..Default::default() }, warnings))
+            Ok(single(
+                builder,
+                document::Metadata { title: Some(fallback_title.clone()), ..Default::default() },
+                warnings,
+            ))
         }
         Format::Jsonl => jsonl_documents(file, as_text(&file.bytes, "JSONL")?),
     }
@@ -209,7 +224,13 @@ fn jsonl_documents(file: &SourceFile, text: &str) -> Result<ParsedFile, IngestFa
         let title = if record.title.trim().is_empty() { record.id.clone() } else { record.title };
         let metadata = document::Metadata { title: Some(title), ..Default::default() };
         let source = format!("{}#{}", file.path, record.id);
-        documents.push(builder.finish(source, document::content_hash(record.line.as_bytes()), Format::Jsonl, metadata, &record.id));
+        documents.push(builder.finish(
+            source,
+            document::content_hash(record.line.as_bytes()),
+            Format::Jsonl,
+            metadata,
+            &record.id,
+        ));
     }
     Ok(ParsedFile { documents, warnings })
 }

@@ -4,13 +4,16 @@
 use super::document::{BlockKind, DocumentBuilder};
 
 /// Lays out the rows; returns warnings for rows that could not be read.
-pub fn parse(text: &str, delimiter: u8, section_title: &str, builder: &mut DocumentBuilder) -> Result<Vec<String>, String> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let header: Vec<String> = reader.headers().map_err(|e| format!("unreadable header row: {e}"))?.iter().map(str::to_string).collect();
+pub fn parse(
+    text: &str,
+    delimiter: u8,
+    section_title: &str,
+    builder: &mut DocumentBuilder,
+) -> Result<Vec<String>, String> {
+    let mut reader =
+        csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
+    let header: Vec<String> =
+        reader.headers().map_err(|e| format!("unreadable header row: {e}"))?.iter().map(str::to_string).collect();
     if header.iter().all(String::is_empty) {
         return Err("the header row is empty".into());
     }
@@ -46,10 +49,14 @@ mod tests {
     #[test]
     fn rows_become_labelled_blocks() {
         let mut builder = DocumentBuilder::new();
-        let warnings = parse("name,moons\nMars,2\n\"Jupiter, giant\",95\nVenus,\n", b',', "planets.csv", &mut builder).unwrap();
+        let warnings =
+            parse("name,moons\nMars,2\n\"Jupiter, giant\",95\nVenus,\n", b',', "planets.csv", &mut builder).unwrap();
         assert!(warnings.is_empty());
         let doc = builder.finish("planets.csv".into(), [0; 16], Format::Csv, Metadata::default(), "planets");
         let blocks: Vec<&str> = doc.blocks.iter().map(|b| doc.slice(b.span)).collect();
-        assert_eq!(blocks, vec!["planets.csv", "name: Mars; moons: 2", "name: Jupiter, giant; moons: 95", "name: Venus"]);
+        assert_eq!(
+            blocks,
+            vec!["planets.csv", "name: Mars; moons: 2", "name: Jupiter, giant; moons: 95", "name: Venus"]
+        );
     }
 }

@@ -90,7 +90,8 @@ fn numbered_title_depth(words: &[&str]) -> Option<u8> {
     let (number, rest) = words.split_first()?;
     let number = number.trim_end_matches('.');
     let parts: Vec<&str> = number.split('.').collect();
-    let numeric = !number.is_empty() && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()));
+    let numeric = !number.is_empty()
+        && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()));
     let titled = rest.first().is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
     (numeric && titled && parts.len() <= 6).then_some(parts.len() as u8)
 }

@@ -30,7 +30,9 @@ pub enum EmbedError {
     MissingInput(String),
     #[error("inference failed: {0}")]
     Inference(String),
-    #[error("{file} does not match the pinned model (blake3 {actual}, expected {expected}); run `bash models/fetch.sh`")]
+    #[error(
+        "{file} does not match the pinned model (blake3 {actual}, expected {expected}); run `bash models/fetch.sh`"
+    )]
     Mismatch { file: &'static str, actual: String, expected: String },
     #[error("model file {path} is missing or unreadable ({reason}); run `bash models/fetch.sh`")]
     MissingFile { path: String, reason: String },
@@ -93,7 +95,8 @@ impl MiniLmEmbedder {
             .and_then(|m| m.into_typed())
             .map_err(|e| EmbedError::Model(format!("{e:#}")))?;
         let input_order = input_order(&typed)?;
-        let plan = typed.into_optimized().and_then(|m| m.into_runnable()).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
+        let plan =
+            typed.into_optimized().and_then(|m| m.into_runnable()).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
         let identity = ModelIdentity {
             name: MODEL_NAME.to_string(),
             model_hash: blake3_hex(model),
@@ -109,7 +112,8 @@ impl MiniLmEmbedder {
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, EmbedError> {
         let read = |name: &str| {
             let path = dir.join(name);
-            std::fs::read(&path).map_err(|e| EmbedError::MissingFile { path: path.display().to_string(), reason: e.to_string() })
+            std::fs::read(&path)
+                .map_err(|e| EmbedError::MissingFile { path: path.display().to_string(), reason: e.to_string() })
         };
         Self::from_bytes(&read(MODEL_FILE)?, &read(TOKENIZER_FILE)?)
     }
@@ -141,11 +145,14 @@ impl MiniLmEmbedder {
         let inputs: TVec<TValue> = inputs.into_iter().flatten().collect();
         let outputs = self.plan.run(inputs).map_err(|e| EmbedError::Inference(format!("{e:#}")))?;
         let hidden = outputs[0].to_plain_array_view::<f32>().map_err(|e| EmbedError::Inference(e.to_string()))?;
-        let hidden = hidden.into_dimensionality::<tract_ndarray::Ix3>().map_err(|e| EmbedError::Inference(e.to_string()))?;
+        let hidden =
+            hidden.into_dimensionality::<tract_ndarray::Ix3>().map_err(|e| EmbedError::Inference(e.to_string()))?;
         Ok(encodings
             .iter()
             .enumerate()
-            .map(|(row, encoding)| mean_pool_normalized(hidden.index_axis(tract_ndarray::Axis(0), row), encoding.get_attention_mask()))
+            .map(|(row, encoding)| {
+                mean_pool_normalized(hidden.index_axis(tract_ndarray::Axis(0), row), encoding.get_attention_mask())
+            })
             .collect())
     }
 }
@@ -156,7 +163,8 @@ fn check_pinned(file: &'static str, bytes: &[u8], expected: &str) -> Result<(), 
 }
 
 fn input_order(model: &TypedModel) -> Result<[usize; 3], EmbedError> {
-    let names: Vec<&str> = model.input_outlets().unwrap_or(&[]).iter().map(|o| model.node(o.node).name.as_str()).collect();
+    let names: Vec<&str> =
+        model.input_outlets().unwrap_or(&[]).iter().map(|o| model.node(o.node).name.as_str()).collect();
     let mut order = [0usize; 3];
     for (slot, wanted) in order.iter_mut().zip(INPUTS) {
         *slot = names.iter().position(|n| *n == wanted).ok_or_else(|| EmbedError::MissingInput(wanted.to_string()))?;
@@ -232,6 +240,9 @@ pub fn sample_sequences(counter: &dyn TokenCounter, count: usize, tokens: usize)
 
 impl TokenCounter for MiniLmEmbedder {
     fn count_tokens(&self, text: &str) -> usize {
-        self.counting.encode(text, false).map(|e| e.get_ids().len()).unwrap_or_else(|_| text.split_whitespace().count() * 2)
+        self.counting
+            .encode(text, false)
+            .map(|e| e.get_ids().len())
+            .unwrap_or_else(|_| text.split_whitespace().count() * 2)
     }
 }

@@ -30,7 +30,10 @@ pub enum EdgeKind {
     Cites,
     CitedIn,
     /// `inverse` marks the `is_<type>_of` direction.
-    SemanticRel { relation_type: RelationTypeId, inverse: bool },
+    SemanticRel {
+        relation_type: RelationTypeId,
+        inverse: bool,
+    },
 }
 
 impl EdgeKind {
@@ -74,15 +77,21 @@ impl KnowledgeGraph {
         (0..corpus.chunks.len()).for_each(|i| {
             graph.add_node(NodeRef::Chunk(i as ChunkId));
         });
-        let mut kg = KnowledgeGraph { graph, section_base: corpus.entities.len(), chunk_base: corpus.entities.len() + corpus.sections.len() };
+        let mut kg = KnowledgeGraph {
+            graph,
+            section_base: corpus.entities.len(),
+            chunk_base: corpus.entities.len() + corpus.sections.len(),
+        };
         kg.add_structure(corpus);
         kg.add_citations(corpus);
         for relation in &corpus.relations {
             let (subject, object) = (NodeRef::Entity(relation.subject), NodeRef::Entity(relation.object));
-            kg.add_pair(subject, object, EdgeKind::SemanticRel { relation_type: relation.relation_type, inverse: false }, EdgeKind::SemanticRel {
-                relation_type: relation.relation_type,
-                inverse: true,
-            });
+            kg.add_pair(
+                subject,
+                object,
+                EdgeKind::SemanticRel { relation_type: relation.relation_type, inverse: false },
+                EdgeKind::SemanticRel { relation_type: relation.relation_type, inverse: true },
+            );
         }
         kg
     }
@@ -177,7 +186,12 @@ impl KnowledgeGraph {
         let mut seen = HashSet::new();
         for mention in &corpus.mentions {
             if seen.insert((mention.chunk, mention.entity)) {
-                self.add_pair(NodeRef::Chunk(mention.chunk), NodeRef::Entity(mention.entity), EdgeKind::Cites, EdgeKind::CitedIn);
+                self.add_pair(
+                    NodeRef::Chunk(mention.chunk),
+                    NodeRef::Entity(mention.entity),
+                    EdgeKind::Cites,
+                    EdgeKind::CitedIn,
+                );
             }
         }
     }

@@ -40,7 +40,13 @@ impl Bm25Index {
     /// Indexes `texts`; result rows are positions in this sequence.
     pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>, params: Bm25Params) -> Self {
         let analyzer = Analyzer::default();
-        let mut index = Bm25Index { params, terms: BTreeMap::new(), postings: Vec::new(), doc_lengths: Vec::new(), average_length: 0.0 };
+        let mut index = Bm25Index {
+            params,
+            terms: BTreeMap::new(),
+            postings: Vec::new(),
+            doc_lengths: Vec::new(),
+            average_length: 0.0,
+        };
         for (doc, text) in texts.into_iter().enumerate() {
             let terms = analyzer.terms(text);
             index.doc_lengths.push(terms.len() as u32);
@@ -60,7 +66,8 @@ impl Bm25Index {
             }
         }
         let total: u64 = index.doc_lengths.iter().map(|&l| l as u64).sum();
-        index.average_length = if index.doc_lengths.is_empty() { 0.0 } else { total as f32 / index.doc_lengths.len() as f32 };
+        index.average_length =
+            if index.doc_lengths.is_empty() { 0.0 } else { total as f32 / index.doc_lengths.len() as f32 };
         index
     }
 
@@ -91,7 +98,8 @@ impl Bm25Index {
             let idf = self.idf(postings.len());
             for posting in postings {
                 let tf = posting.tf as f32;
-                let length_ratio = self.doc_lengths[posting.doc as usize] as f32 / self.average_length.max(f32::EPSILON);
+                let length_ratio =
+                    self.doc_lengths[posting.doc as usize] as f32 / self.average_length.max(f32::EPSILON);
                 let saturation = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * length_ratio));
                 *scores.entry(posting.doc).or_default() += idf * saturation;
             }
@@ -115,7 +123,10 @@ mod tests {
             ["The Moon orbits the Earth.", "Mars has two moons, moon after moon.", "The Sun is a star."],
             Bm25Params::default(),
         );
-        assert_eq!(Analyzer::default().terms("Mars has two moons, moon after moon."), vec!["mar", "two", "moon", "moon", "moon"]);
+        assert_eq!(
+            Analyzer::default().terms("Mars has two moons, moon after moon."),
+            vec!["mar", "two", "moon", "moon", "moon"]
+        );
         let hits = index.search("moons", 10);
         assert_eq!(hits.iter().map(|h| h.row).collect::<Vec<_>>(), vec![1, 0]);
         assert!((hits[0].score - 0.6671019).abs() < 1e-5, "{}", hits[0].score);

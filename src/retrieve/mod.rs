@@ -44,9 +44,11 @@ pub fn reciprocal_rank_fusion(lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedCh
     let mut fused: HashMap<ChunkId, FusedChunk> = HashMap::new();
     for (list_index, list) in lists.iter().enumerate() {
         for (position, hit) in list.iter().enumerate() {
-            let entry = fused
-                .entry(hit.chunk)
-                .or_insert_with(|| FusedChunk { chunk: hit.chunk, score: 0.0, ranks: vec![None; lists.len()] });
+            let entry = fused.entry(hit.chunk).or_insert_with(|| FusedChunk {
+                chunk: hit.chunk,
+                score: 0.0,
+                ranks: vec![None; lists.len()],
+            });
             entry.score += 1.0 / (RRF_K + position as f32 + 1.0);
             entry.ranks[list_index] = Some(position + 1);
         }
@@ -64,13 +66,22 @@ pub struct HybridResult {
     pub fused: Vec<FusedChunk>,
 }
 
-pub fn hybrid(index: &IndexedCorpus, embedder: &dyn TextEmbedder, query: &str, k: usize) -> Result<HybridResult, EmbedError> {
+pub fn hybrid(
+    index: &IndexedCorpus,
+    embedder: &dyn TextEmbedder,
+    query: &str,
+    k: usize,
+) -> Result<HybridResult, EmbedError> {
     let query_vector = embedder.embed(&[query])?.remove(0);
     let depth = FUSION_DEPTH.max(k);
     let dense_hits = dense(index, &query_vector, depth);
     let bm25_hits = bm25(index, query, depth);
     let fused = reciprocal_rank_fusion(&[&dense_hits, &bm25_hits], k);
-    Ok(HybridResult { dense: dense_hits.into_iter().take(k).collect(), bm25: bm25_hits.into_iter().take(k).collect(), fused })
+    Ok(HybridResult {
+        dense: dense_hits.into_iter().take(k).collect(),
+        bm25: bm25_hits.into_iter().take(k).collect(),
+        fused,
+    })
 }
 
 #[cfg(test)]

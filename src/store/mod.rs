@@ -131,7 +131,8 @@ impl IndexBuilder {
     ) -> Self {
         let corpus = Corpus::build(documents, counter, &settings.corpus);
         let texts = node_texts(&corpus);
-        let reusable = previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
+        let reusable =
+            previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
         let mut store = EmbeddingStore::new(model.dimension);
         let mut pending = Vec::new();
         let mut queued = std::collections::HashSet::new();
@@ -210,12 +211,22 @@ impl IndexBuilder {
     pub fn finish(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
-        let [pages, sections, chunks, entities, relation_types] = self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
+        let [pages, sections, chunks, entities, relation_types] =
+            self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
         let rows = NodeRows { pages, sections, chunks, entities, relation_types };
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
         let graph = KnowledgeGraph::build(&self.corpus);
-        IndexedCorpus { settings: self.settings, model: self.model, corpus: self.corpus, embeddings: self.store, rows, chunk_index, bm25, graph }
+        IndexedCorpus {
+            settings: self.settings,
+            model: self.model,
+            corpus: self.corpus,
+            embeddings: self.store,
+            rows,
+            chunk_index,
+            bm25,
+            graph,
+        }
     }
 }
 
@@ -228,7 +239,8 @@ pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[St
     let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
     let mut merged: Vec<Document> = Vec::new();
     for doc in current.iter().filter(|d| !is_removed(&d.source)) {
-        let replacement = added.iter_mut().find(|a| a.as_ref().is_some_and(|a| a.source == doc.source)).and_then(Option::take);
+        let replacement =
+            added.iter_mut().find(|a| a.as_ref().is_some_and(|a| a.source == doc.source)).and_then(Option::take);
         merged.push(replacement.unwrap_or_else(|| doc.clone()));
     }
     merged.extend(added.into_iter().flatten());

@@ -18,7 +18,9 @@ const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 pub enum SnapshotError {
     #[error("not a Quire snapshot (the file does not start with the Quire signature)")]
     NotASnapshot,
-    #[error("snapshot format version {found} is not supported by this build (it reads version {supported}); re-index the documents")]
+    #[error(
+        "snapshot format version {found} is not supported by this build (it reads version {supported}); re-index the documents"
+    )]
     UnsupportedVersion { found: u32, supported: u32 },
     #[error("the snapshot is truncated: {actual} bytes where {expected} were expected")]
     Truncated { expected: u64, actual: u64 },

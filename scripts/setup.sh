@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs whatever is missing to build, serve and test Quire; every step is skipped when already done.
+# Needs the package registries only (Debian, crates.io, npm, PyPI); Trunk is configured never to download.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing_packages=()
+command -v chromium >/dev/null || missing_packages+=(chromium)
+command -v chromedriver >/dev/null || missing_packages+=(chromium-driver)
+command -v wasm-opt >/dev/null || missing_packages+=(binaryen)
+if [ ${#missing_packages[@]} -gt 0 ]; then
+  echo "setup: installing ${missing_packages[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_packages[@]}" >/dev/null
+fi
+
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+
+if ! trunk --version 2>/dev/null | grep -qx "trunk 0.21.14"; then
+  echo "setup: installing trunk 0.21.14 (several minutes)"
+  cargo install trunk --version 0.21.14 --locked
+fi
+
+# wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock. Installed without --locked: one of its
+# locked dependencies is no longer on crates.io.
+bindgen_version="$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p')"
+if ! wasm-bindgen --version 2>/dev/null | grep -q " ${bindgen_version}"; then
+  echo "setup: installing wasm-bindgen-cli ${bindgen_version}"
+  cargo install wasm-bindgen-cli --version "${bindgen_version}"
+fi
+grep -q "wasm_bindgen = \"${bindgen_version}\"" Trunk.toml \
+  || { echo "setup: error: Trunk.toml must pin wasm_bindgen = \"${bindgen_version}\" (the Cargo.lock version)" >&2; exit 1; }
+
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+bash models/fetch.sh

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Sets up what is missing, then runs every test: formatting, native unit and integration tests, the
+# release wasm build, and the headless-Chromium tests against that build.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/quire/target}"
+export CARGO_TERM_COLOR=never
+
+bash scripts/setup.sh
+echo "== formatting"
+cargo fmt --check
+echo "== native tests"
+cargo test --locked
+echo "== wasm build"
+trunk build --release
+echo "== browser tests"
+cd tests/browser
+node --test app.test.mjs
