@@ -359,19 +359,7 @@ fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize) -> CliR
     show("BM25", result.bm25.iter().map(|h| (h.chunk, h.score, String::new())).collect());
     show(
         "RRF (k = 60)",
-        result
-            .fused
-            .iter()
-            .map(|f| {
-                let ranks = ["dense", "bm25"]
-                    .iter()
-                    .zip(&f.ranks)
-                    .map(|(name, rank)| rank.map_or(format!("{name} -"), |r| format!("{name} #{r}")))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                (f.chunk, f.score, ranks)
-            })
-            .collect(),
+        result.fused.iter().map(|f| (f.chunk, f.score, f.describe_ranks(&retrieve::HYBRID_LISTS))).collect(),
     );
     println!("\n({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
     Ok(())

@@ -147,17 +147,11 @@ pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
                 .iter()
                 .map(|hit| {
                     let chunk = &index.corpus.chunks[hit.chunk as usize];
-                    let ranks = ["dense", "BM25"]
-                        .iter()
-                        .zip(&hit.ranks)
-                        .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
-                        .collect::<Vec<_>>()
-                        .join(" · ");
                     ResultRow {
                         label: index.corpus.chunk_label(hit.chunk),
                         source: index.corpus.documents[chunk.document as usize].source.clone(),
                         score: hit.score,
-                        ranks,
+                        ranks: hit.describe_ranks(&retrieve::HYBRID_LISTS),
                         text: index.corpus.chunk_text(hit.chunk).to_string(),
                     }
                 })

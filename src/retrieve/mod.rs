@@ -25,6 +25,21 @@ pub struct FusedChunk {
     pub ranks: Vec<Option<usize>>,
 }
 
+impl FusedChunk {
+    /// `dense #2 · BM25 –`: where each named input list ranked this chunk.
+    pub fn describe_ranks(&self, names: &[&str]) -> String {
+        names
+            .iter()
+            .zip(&self.ranks)
+            .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// Names of the lists [`hybrid`] fuses, in the order of [`FusedChunk::ranks`].
+pub const HYBRID_LISTS: [&str; 2] = ["dense", "BM25"];
+
 /// Cosine similarity between the query and every chunk.
 pub fn dense(index: &IndexedCorpus, query_vector: &[f32], k: usize) -> Vec<ScoredChunk> {
     index
@@ -96,5 +111,6 @@ mod tests {
         assert_eq!(fused.iter().map(|f| f.chunk).collect::<Vec<_>>(), vec![2, 1, 3]);
         assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-7);
         assert_eq!(fused[0].ranks, vec![Some(2), Some(1)]);
+        assert_eq!(fused[2].describe_ranks(&HYBRID_LISTS), "dense – · BM25 #2");
     }
 }
