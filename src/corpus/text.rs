@@ -58,10 +58,9 @@ fn heading_level(lines: &[&str], next_is_body: bool) -> Option<u8> {
     if words.len() > MAX_HEADING_WORDS || line.chars().count() > 100 {
         return None;
     }
-    if let Some(hashes) = line.strip_prefix('#').map(|_| line.chars().take_while(|c| *c == '#').count()) {
-        if hashes <= 6 && line[hashes..].starts_with(' ') {
-            return Some(hashes as u8);
-        }
+    let hashes = line.chars().take_while(|c| *c == '#').count();
+    if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+        return Some(hashes as u8);
     }
     if ends_like_sentence(line) {
         return None;

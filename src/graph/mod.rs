@@ -159,22 +159,38 @@ impl KnowledgeGraph {
         chain
     }
 
+    /// `direct` from the node's container to the node; `transitive` from the node to every ancestor.
+    fn hang(
+        &mut self,
+        corpus: &Corpus,
+        node: NodeRef,
+        document: u32,
+        container: Option<SectionId>,
+        direct: EdgeKind,
+        transitive: EdgeKind,
+    ) {
+        let ancestors = Self::ancestors(corpus, document, container);
+        self.add_edge(ancestors[0], node, direct);
+        for ancestor in ancestors {
+            self.add_edge(node, ancestor, transitive);
+        }
+    }
+
     fn add_structure(&mut self, corpus: &Corpus) {
         for (id, section) in corpus.sections.iter().enumerate() {
             let node = NodeRef::Section(id as SectionId);
-            let ancestors = Self::ancestors(corpus, section.document, section.parent);
-            self.add_edge(ancestors[0], node, EdgeKind::HasSubchapter);
-            for ancestor in ancestors {
-                self.add_edge(node, ancestor, EdgeKind::IsSubchapterOf);
-            }
+            self.hang(
+                corpus,
+                node,
+                section.document,
+                section.parent,
+                EdgeKind::HasSubchapter,
+                EdgeKind::IsSubchapterOf,
+            );
         }
         for (id, chunk) in corpus.chunks.iter().enumerate() {
             let node = NodeRef::Chunk(id as ChunkId);
-            let ancestors = Self::ancestors(corpus, chunk.document, chunk.section);
-            self.add_edge(ancestors[0], node, EdgeKind::HasChunk);
-            for ancestor in ancestors {
-                self.add_edge(node, ancestor, EdgeKind::IsChunkOf);
-            }
+            self.hang(corpus, node, chunk.document, chunk.section, EdgeKind::HasChunk, EdgeKind::IsChunkOf);
             let previous = id.checked_sub(1).map(|p| &corpus.chunks[p]);
             if previous.is_some_and(|p| p.document == chunk.document && p.section == chunk.section) {
                 self.add_pair(NodeRef::Chunk(id as ChunkId - 1), node, EdgeKind::Next, EdgeKind::Previous);

@@ -128,7 +128,7 @@ impl VectorIndex {
                 let map = Builder::default()
                     .ef_construction(HNSW_EF_CONSTRUCTION)
                     .ef_search(HNSW_EF_SEARCH)
-                    .seed(0x5155_4952_45)
+                    .seed(0x0051_5549_5245)
                     .build(points, positions);
                 Structure::Hnsw(map)
             }
