@@ -75,12 +75,13 @@ pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, u
     if report.documents.is_empty() {
         return Ok(outcome);
     }
+    // The current index stays in place until the new one is complete, so a failure loses nothing.
     let mut builder = with_session(|session| {
-        let previous = session.index.take();
-        let current = previous.as_ref().map(|p| p.corpus.documents.as_slice()).unwrap_or(&[]);
+        let previous = session.index.as_ref();
+        let current = previous.map(|p| p.corpus.documents.as_slice()).unwrap_or(&[]);
         let documents = merge_documents(current, report.documents, &[]);
         let identity = session.embedder.identity().clone();
-        IndexBuilder::new(documents, &session.embedder, identity, settings, previous.as_ref())
+        IndexBuilder::new(documents, &session.embedder, identity, settings, previous)
     })?;
     let total = builder.to_embed();
     progress(0, total);
