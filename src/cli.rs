@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use quire::corpus::{self, Document, IngestReport, SourceFile};
 use quire::embed::MiniLmEmbedder;
 use quire::retrieve;
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, names_source};
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -266,12 +266,8 @@ fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: 
     let previous = load_snapshot(snapshot)?;
     let report =
         if paths.is_empty() { IngestReport::default() } else { read_and_parse(paths, &previous.settings.corpus) };
-    let unknown: Vec<&String> = removed
-        .iter()
-        .filter(|r| {
-            !previous.corpus.documents.iter().any(|d| &d.source == *r || d.source.starts_with(&format!("{r}#")))
-        })
-        .collect();
+    let unknown: Vec<&String> =
+        removed.iter().filter(|r| !previous.corpus.documents.iter().any(|d| names_source(r, &d.source))).collect();
     if !unknown.is_empty() {
         return Err(format!(
             "not in the snapshot: {}",

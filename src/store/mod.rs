@@ -230,12 +230,15 @@ impl IndexBuilder {
     }
 }
 
+/// Whether `name` designates the document `source`: the same path, or the file of a JSONL record `name#id`.
+pub fn names_source(name: &str, source: &str) -> bool {
+    source == name || source.strip_prefix(name).is_some_and(|rest| rest.starts_with('#'))
+}
+
 /// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
 /// dropped; removing `file.jsonl` drops every record `file.jsonl#id`.
 pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
-    let is_removed = |source: &str| {
-        removed.iter().any(|r| source == r || source.strip_prefix(r.as_str()).is_some_and(|rest| rest.starts_with('#')))
-    };
+    let is_removed = |source: &str| removed.iter().any(|r| names_source(r, source));
     let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
     let mut merged: Vec<Document> = Vec::new();
     for doc in current.iter().filter(|d| !is_removed(&d.source)) {
