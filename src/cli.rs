@@ -284,54 +284,39 @@ fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: 
 
 fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let index = load_snapshot(snapshot)?;
-    let graph = index.graph.stats(&index.corpus);
-    let corpus = &index.corpus;
+    let summary = index.summary();
     if json {
-        let value = serde_json::json!({
-            "documents": corpus.documents.len(),
-            "sections": corpus.sections.len(),
-            "chunks": corpus.chunks.len(),
-            "entities": corpus.entities.len(),
-            "mentions": corpus.mentions.len(),
-            "relations": corpus.relations.len(),
-            "relation_types": corpus.relation_types.len(),
-            "graph": graph,
-            "embeddings": index.embeddings.len(),
-            "chunk_index": format!("{:?}", index.chunk_index.kind()),
-            "model": index.model,
-            "settings": index.settings,
-        });
+        let mut value = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+        value["chunk_index"] = format!("{:?}", index.chunk_index.kind()).into();
+        value["model"] = serde_json::to_value(&index.model).map_err(|e| e.to_string())?;
+        value["settings"] = serde_json::to_value(&index.settings).map_err(|e| e.to_string())?;
         println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
         return Ok(());
     }
     println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
     println!("model      {} [{}]", index.model.name, &index.model.model_hash[..16]);
-    println!("documents  {}", corpus.documents.len());
-    println!("sections   {}", corpus.sections.len());
-    println!("chunks     {} (index: {:?})", corpus.chunks.len(), index.chunk_index.kind());
-    println!(
-        "entities   {} ({} external)",
-        corpus.entities.len(),
-        corpus.entities.iter().filter(|e| e.document.is_none()).count()
-    );
-    println!("mentions   {} ({} linked)", corpus.mentions.len(), corpus.mentions.iter().filter(|m| m.linked).count());
-    println!("relations  {} of {} types", corpus.relations.len(), corpus.relation_types.len());
+    println!("documents  {}", summary.documents);
+    println!("sections   {}", summary.sections);
+    println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index.kind());
+    println!("entities   {} ({} external)", summary.entities, summary.external_entities);
+    println!("mentions   {} ({} linked)", summary.mentions, summary.linked_mentions);
+    println!("relations  {} of {} types", summary.relations, summary.relation_types);
     println!(
         "vectors    {} distinct texts, {:.1} KiB int8",
-        index.embeddings.len(),
-        index.embeddings.vectors().bytes() as f64 / 1024.0
+        summary.embeddings,
+        summary.embedding_bytes as f64 / 1024.0
     );
     println!("graph nodes");
-    for (kind, count) in &graph.nodes {
+    for (kind, count) in &summary.graph.nodes {
         println!("  {kind:<18} {count}");
     }
     println!("graph edges");
-    for (kind, count) in &graph.edges {
+    for (kind, count) in &summary.graph.edges {
         println!("  {kind:<18} {count}");
     }
     if list_documents {
         println!("documents");
-        for doc in &corpus.documents {
+        for doc in &index.corpus.documents {
             println!("  {}  \"{}\"", doc.source, doc.title);
         }
     }

@@ -9,7 +9,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::corpus::SourceFile;
-use session::{CorpusSummary, IndexOutcome, ResultRow};
+use crate::store::CorpusSummary;
+use session::{IndexOutcome, ResultRow};
 
 pub fn start() {
     console_error_panic_hook::set_once();

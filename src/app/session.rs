@@ -5,9 +5,8 @@ use std::cell::RefCell;
 
 use crate::corpus::{self, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
-use crate::graph::GraphStats;
 use crate::retrieve;
-use crate::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+use crate::store::{CorpusSummary, IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
 
 use super::browser;
 
@@ -102,29 +101,8 @@ fn with_session<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {
     SESSION.with(|s| s.borrow_mut().as_mut().map(f)).ok_or_else(|| "the model is not loaded yet".to_string())
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct CorpusSummary {
-    pub documents: usize,
-    pub sections: usize,
-    pub chunks: usize,
-    pub entities: usize,
-    pub relations: usize,
-    pub graph: GraphStats,
-}
-
 pub fn summary() -> Option<CorpusSummary> {
-    with_session(|session| {
-        session.index.as_ref().map(|index| CorpusSummary {
-            documents: index.corpus.documents.len(),
-            sections: index.corpus.sections.len(),
-            chunks: index.corpus.chunks.len(),
-            entities: index.corpus.entities.len(),
-            relations: index.corpus.relations.len(),
-            graph: index.graph.stats(&index.corpus),
-        })
-    })
-    .ok()
-    .flatten()
+    with_session(|session| session.index.as_ref().map(IndexedCorpus::summary)).ok().flatten()
 }
 
 #[derive(Clone, Debug, PartialEq)]

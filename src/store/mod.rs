@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, CorpusSettings, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
-use crate::graph::KnowledgeGraph;
+use crate::graph::{GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
@@ -81,6 +81,24 @@ pub struct NodeRows {
     pub chunks: Vec<u32>,
     pub entities: Vec<u32>,
     pub relation_types: Vec<u32>,
+}
+
+/// Counts that describe an indexed corpus, as the CLI and the app show them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CorpusSummary {
+    pub documents: usize,
+    pub sections: usize,
+    pub chunks: usize,
+    pub entities: usize,
+    pub external_entities: usize,
+    pub mentions: usize,
+    pub linked_mentions: usize,
+    pub relations: usize,
+    pub relation_types: usize,
+    /// Distinct embedded texts.
+    pub embeddings: usize,
+    pub embedding_bytes: usize,
+    pub graph: GraphStats,
 }
 
 /// A corpus ready to query.
@@ -257,6 +275,24 @@ impl IndexedCorpus {
 
     pub fn from_snapshot(bytes: &[u8]) -> Result<Self, SnapshotError> {
         snapshot::decode(bytes)
+    }
+
+    pub fn summary(&self) -> CorpusSummary {
+        let corpus = &self.corpus;
+        CorpusSummary {
+            documents: corpus.documents.len(),
+            sections: corpus.sections.len(),
+            chunks: corpus.chunks.len(),
+            entities: corpus.entities.len(),
+            external_entities: corpus.entities.iter().filter(|e| e.document.is_none()).count(),
+            mentions: corpus.mentions.len(),
+            linked_mentions: corpus.mentions.iter().filter(|m| m.linked).count(),
+            relations: corpus.relations.len(),
+            relation_types: corpus.relation_types.len(),
+            embeddings: self.embeddings.len(),
+            embedding_bytes: self.embeddings.vectors().bytes(),
+            graph: self.graph.stats(corpus),
+        }
     }
 
     /// Fails when the snapshot was embedded by a different model than `embedder`.
