@@ -140,26 +140,10 @@ pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
     Ok((rows, browser::now_ms() - started))
 }
 
-/// Embedding throughput on `count` sequences of about `tokens` word-pieces, batched as in indexing.
+/// Embedding throughput on `count` sequences of `tokens` word-pieces, measured with the browser's clock.
 pub fn benchmark_embedding(count: usize, tokens: usize) -> Result<serde_json::Value, String> {
-    with_session(|session| {
-        let texts = crate::embed::sample_sequences(&session.embedder, count, tokens);
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        session.embedder.embed(&refs[..1]).map_err(|e| e.to_string())?;
-        let started = browser::now_ms();
-        for text in &refs {
-            session.embedder.embed(&[text]).map_err(|e| e.to_string())?;
-        }
-        let single_ms = (browser::now_ms() - started) / count as f64;
-        let started = browser::now_ms();
-        session.embedder.embed(&refs).map_err(|e| e.to_string())?;
-        let batched_ms = (browser::now_ms() - started) / count as f64;
-        Ok(serde_json::json!({
-            "sequences": count,
-            "tokens_per_sequence": tokens,
-            "ms_per_sequence_unbatched": single_ms,
-            "ms_per_sequence_batched": batched_ms,
-            "sequences_per_second_batched": 1000.0 / batched_ms,
-        }))
-    })?
+    let report = with_session(|session| {
+        crate::embed::measure_throughput(&session.embedder, count, tokens, &browser::now_ms).map_err(|e| e.to_string())
+    })??;
+    serde_json::to_value(report).map_err(|e| e.to_string())
 }
