@@ -13,39 +13,11 @@ use super::document::{Document, LinkKind, Span, title_from_file_name};
 use crate::index::analyzer::is_stop_word;
 
 /// Titles too generic to count as a mention when they appear unlinked.
+#[rustfmt::skip]
 const TITLE_STOP_LIST: &[&str] = &[
-    "about",
-    "appendix",
-    "background",
-    "chapter",
-    "contents",
-    "data",
-    "details",
-    "example",
-    "examples",
-    "history",
-    "home",
-    "index",
-    "introduction",
-    "list",
-    "main",
-    "note",
-    "notes",
-    "other",
-    "overview",
-    "page",
-    "readme",
-    "references",
-    "section",
-    "see also",
-    "summary",
-    "table",
-    "this",
-    "that",
-    "there",
-    "these",
-    "those",
-    "untitled",
+    "about", "appendix", "background", "chapter", "contents", "data", "details", "example", "examples", "history",
+    "home", "index", "introduction", "list", "main", "note", "notes", "other", "overview", "page", "readme",
+    "references", "section", "see also", "summary", "table", "this", "that", "there", "these", "those", "untitled",
 ];
 
 /// All entities, with the keys that resolve a link target or a name to one of them.
