@@ -85,6 +85,35 @@ fn damaged_files_give_clear_errors() {
     );
 }
 
+#[test]
+fn payloads_that_decode_but_do_not_hang_together_are_refused() {
+    let inconsistent = |tamper: &dyn Fn(&mut IndexedCorpus)| {
+        let mut index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
+        tamper(&mut index);
+        IndexedCorpus::from_snapshot(&index.to_snapshot().unwrap()).err().expect("must be refused")
+    };
+    assert_eq!(
+        inconsistent(&|i| i.corpus.mentions[0].entity = 9_999),
+        SnapshotError::Inconsistent("a mention of a missing chunk or entity".into())
+    );
+    assert_eq!(
+        inconsistent(&|i| i.corpus.chunks[0].span.end = 1_000_000),
+        SnapshotError::Inconsistent("a chunk outside its document".into())
+    );
+    assert_eq!(
+        inconsistent(&|i| i.corpus.sections[1].parent = Some(5)),
+        SnapshotError::Inconsistent("a section with an invalid parent".into())
+    );
+    assert_eq!(
+        inconsistent(&|i| i.rows.chunks.truncate(3)),
+        SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
+    );
+    assert_eq!(
+        inconsistent(&|i| i.corpus.chunks.pop().map(drop).unwrap_or_default()),
+        SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 

@@ -131,6 +131,71 @@ impl Corpus {
         corpus
     }
 
+    /// Whether every reference between records is in range and every span lies on character boundaries of
+    /// its document: what a decoded snapshot must satisfy before anything indexes into it.
+    pub fn check(&self) -> Result<(), String> {
+        let (documents, sections, chunks, entities) =
+            (self.documents.len(), self.sections.len(), self.chunks.len(), self.entities.len());
+        let span_fits = |doc: u32, span: Span| {
+            self.documents
+                .get(doc as usize)
+                .is_some_and(|d| span.start <= span.end && d.text.get(span.range()).is_some())
+        };
+        let in_range = |id: u32, len: usize| (id as usize) < len;
+        ensure(entities >= documents, "fewer entities than documents")?;
+        for doc in &self.documents {
+            let spans = doc.blocks.iter().map(|b| b.span).chain(doc.links.iter().map(|l| l.span));
+            ensure(
+                spans.clone().all(|s| s.start <= s.end && doc.text.get(s.range()).is_some()),
+                "a block or link span outside its text",
+            )?;
+        }
+        for (id, section) in self.sections.iter().enumerate() {
+            ensure(
+                in_range(section.document, documents) && span_fits(section.document, section.heading),
+                "a section outside its document",
+            )?;
+            // Parents precede children, which also rules out cycles.
+            ensure(
+                section
+                    .parent
+                    .is_none_or(|p| (p as usize) < id && self.sections[p as usize].document == section.document),
+                "a section with an invalid parent",
+            )?;
+        }
+        for chunk in &self.chunks {
+            ensure(span_fits(chunk.document, chunk.span), "a chunk outside its document")?;
+            ensure(
+                chunk
+                    .section
+                    .is_none_or(|s| in_range(s, sections) && self.sections[s as usize].document == chunk.document),
+                "a chunk in a section of another document",
+            )?;
+        }
+        ensure(
+            self.entities.iter().all(|e| e.document.is_none_or(|d| in_range(d, documents))),
+            "an entity of a missing document",
+        )?;
+        for mention in &self.mentions {
+            ensure(
+                in_range(mention.chunk, chunks) && in_range(mention.entity, entities),
+                "a mention of a missing chunk or entity",
+            )?;
+            ensure(
+                span_fits(self.chunks[mention.chunk as usize].document, mention.span),
+                "a mention outside its document",
+            )?;
+        }
+        for relation in &self.relations {
+            let valid = in_range(relation.subject, entities)
+                && in_range(relation.object, entities)
+                && in_range(relation.relation_type, self.relation_types.len())
+                && in_range(relation.document, documents);
+            ensure(valid, "a relation between missing entities")?;
+        }
+        Ok(())
+    }
+
     pub fn chunk_text(&self, chunk: ChunkId) -> &str {
         let chunk = &self.chunks[chunk as usize];
         self.documents[chunk.document as usize].slice(chunk.span)
@@ -224,6 +289,10 @@ impl Corpus {
             });
         }
     }
+}
+
+fn ensure(condition: bool, problem: &str) -> Result<(), String> {
+    if condition { Ok(()) } else { Err(problem.to_string()) }
 }
 
 /// A leading H1 that repeats the title names the page, not a section.

@@ -75,6 +75,20 @@ impl Bm25Index {
         self.doc_lengths.len()
     }
 
+    /// Whether decoded data is internally consistent and indexes `documents` texts.
+    pub fn check(&self, documents: usize) -> Result<(), String> {
+        if self.doc_lengths.len() != documents {
+            return Err(format!("BM25 indexes {} texts where there are {documents} chunks", self.doc_lengths.len()));
+        }
+        if self.terms.values().any(|&t| t as usize >= self.postings.len()) {
+            return Err("BM25 term without postings".into());
+        }
+        if self.postings.iter().flatten().any(|p| p.doc as usize >= documents) {
+            return Err("BM25 posting beyond the indexed chunks".into());
+        }
+        Ok(())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.doc_lengths.is_empty()
     }

@@ -66,6 +66,19 @@ impl QuantizedVectors {
     pub fn bytes(&self) -> usize {
         self.codes.len() + self.scales.len() * 4
     }
+
+    /// Whether decoded data is internally consistent (one code per dimension per vector).
+    pub fn check(&self) -> Result<(), String> {
+        if self.codes.len() != self.scales.len() * self.dimension {
+            return Err(format!(
+                "{} vector codes for {} vectors of {} dimensions",
+                self.codes.len(),
+                self.scales.len(),
+                self.dimension
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// An int8 point for the HNSW graph; distance is `1 - cosine` on unit vectors.
@@ -134,6 +147,23 @@ impl VectorIndex {
             }
         };
         Self { rows, structure }
+    }
+
+    /// Whether decoded data refers only to rows of a store of `store_len` vectors of `dimension`. The HNSW
+    /// neighbour lists are private to `instant-distance` and are not checked.
+    pub fn check(&self, store_len: usize, dimension: usize) -> Result<(), String> {
+        if let Some(row) = self.rows.iter().find(|&&r| r as usize >= store_len) {
+            return Err(format!("vector index row {row} beyond {store_len} stored vectors"));
+        }
+        if let Structure::Hnsw(map) = &self.structure {
+            let positions_valid =
+                map.values.len() == self.rows.len() && map.values.iter().all(|&p| (p as usize) < self.rows.len());
+            let points_valid = map.iter().all(|(_, point)| point.codes.len() == dimension);
+            if !positions_valid || !points_valid {
+                return Err("HNSW points disagree with the indexed rows".into());
+            }
+        }
+        Ok(())
     }
 
     pub fn kind(&self) -> VectorIndexKind {

@@ -28,6 +28,8 @@ pub enum SnapshotError {
     ChecksumMismatch,
     #[error("the snapshot could not be decoded: {0}")]
     Decode(String),
+    #[error("the snapshot is inconsistent: {0}")]
+    Inconsistent(String),
     #[error("the index could not be encoded: {0}")]
     Encode(String),
 }
@@ -65,6 +67,33 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
 
 type OwnedBody = Body<Corpus, EmbeddingStore, NodeRows, VectorIndex, Bm25Index, IndexSettings, ModelIdentity>;
 
+impl OwnedBody {
+    /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
+    fn check(&self) -> Result<(), String> {
+        self.corpus.check()?;
+        let vectors = self.embeddings.vectors();
+        vectors.check()?;
+        if self.embeddings.keys.len() != vectors.len() || vectors.dimension() != self.model.dimension {
+            return Err("embedding keys, vectors and model dimension disagree".into());
+        }
+        let corpus = &self.corpus;
+        let expected = [
+            (&self.rows.pages, corpus.documents.len()),
+            (&self.rows.sections, corpus.sections.len()),
+            (&self.rows.chunks, corpus.chunks.len()),
+            (&self.rows.entities, corpus.entities.len()),
+            (&self.rows.relation_types, corpus.relation_types.len()),
+        ];
+        for (rows, count) in expected {
+            if rows.len() != count || rows.iter().any(|&r| r as usize >= vectors.len()) {
+                return Err("node embedding rows disagree with the corpus".into());
+            }
+        }
+        self.chunk_index.check(vectors.len(), vectors.dimension())?;
+        self.bm25.check(corpus.chunks.len())
+    }
+}
+
 pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
@@ -86,6 +115,8 @@ pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
         return Err(SnapshotError::ChecksumMismatch);
     }
     let body: OwnedBody = postcard::from_bytes(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    // The checksum catches accidents; this catches a payload that decodes but does not hang together.
+    body.check().map_err(SnapshotError::Inconsistent)?;
     let mut embeddings = body.embeddings;
     embeddings.reindex();
     let graph = KnowledgeGraph::build(&body.corpus);
