@@ -211,28 +211,58 @@ impl Corpus {
         }
     }
 
-    /// `Page › Section › #n`, the provenance shown with every retrieved chunk.
-    pub fn chunk_label(&self, chunk: ChunkId) -> String {
-        let chunk = &self.chunks[chunk as usize];
-        let mut parts = vec![self.entities[chunk.document as usize].name.clone()];
+    /// Titles of the sections a chunk lies in, outermost first.
+    fn section_titles(&self, chunk: ChunkId) -> Vec<&str> {
         let mut path = Vec::new();
-        let mut section = chunk.section;
+        let mut section = self.chunks[chunk as usize].section;
         while let Some(id) = section {
-            path.push(self.sections[id as usize].title.clone());
+            path.push(self.sections[id as usize].title.as_str());
             section = self.sections[id as usize].parent;
         }
-        parts.extend(path.into_iter().rev());
-        parts.push(format!("#{}", chunk.ordinal));
+        path.reverse();
+        path
+    }
+
+    /// `Page › Section › #n`, the provenance shown with every retrieved chunk.
+    pub fn chunk_label(&self, chunk: ChunkId) -> String {
+        let record = &self.chunks[chunk as usize];
+        let mut parts = vec![self.entities[record.document as usize].name.as_str()];
+        parts.extend(self.section_titles(chunk));
+        let ordinal = format!("#{}", record.ordinal);
+        parts.push(&ordinal);
         parts.join(" › ")
+    }
+
+    /// What a chunk is about beyond its own words: the document title and the headings above it
+    /// (`Apollo 11 > Launch`). Embedded and indexed with the chunk, never shown as part of it.
+    pub fn chunk_context(&self, chunk: ChunkId) -> String {
+        let document = &self.documents[self.chunks[chunk as usize].document as usize];
+        context_path(document, self.section_titles(chunk))
+    }
+
+    /// The text that dense search and BM25 see for a chunk: its context line, then its text.
+    pub fn chunk_search_text(&self, chunk: ChunkId) -> String {
+        let context = self.chunk_context(chunk);
+        let text = self.chunk_text(chunk);
+        if context.is_empty() { text.to_string() } else { format!("{context}\n{text}") }
     }
 
     fn structure_document(&mut self, doc_id: DocId, counter: &dyn TokenCounter) {
         let document = &self.documents[doc_id as usize];
         let page_name = self.entities[doc_id as usize].name.clone();
-        let limits = ChunkLimits {
-            target_tokens: self.settings.chunk_target_tokens,
-            max_tokens: self.settings.chunk_max_tokens,
+        let settings = &self.settings;
+        // Each chunk is embedded behind its context line, so the context's word-pieces come out of the
+        // chunk's budget (at most a quarter of it: a longer context is cut by the embedder instead).
+        let limits_under = |context: &str| {
+            let reserved = if context.is_empty() { 0 } else { counter.count_tokens(context) + 1 };
+            ChunkLimits {
+                target_tokens: settings.chunk_target_tokens,
+                max_tokens: settings.chunk_max_tokens - reserved.min(settings.chunk_max_tokens / 4),
+            }
         };
+        let page_context = context_path(document, Vec::new());
+        let mut section_contexts: Vec<String> = Vec::new();
+        let mut limits = limits_under(&page_context);
         let mut stack: Vec<(u8, SectionId)> = Vec::new();
         let mut used_uris: HashSet<String> = HashSet::new();
         let mut body: Vec<&TextBlock> = Vec::new();
@@ -259,6 +289,10 @@ impl Corpus {
             });
             let title = document.slice(block.span).to_string();
             let (title, uri) = unique_child(&parent_uri, &title, &mut used_uris);
+            let parent_context = parent.map_or(&page_context, |p| &section_contexts[(p - first_section) as usize]);
+            let context = join_context(parent_context, &title);
+            limits = limits_under(&context);
+            section_contexts.push(context);
             let id = first_section + new_sections.len() as SectionId;
             new_sections.push(Section {
                 document: doc_id,
@@ -289,6 +323,16 @@ impl Corpus {
             });
         }
     }
+}
+
+/// `Title > Heading > Subheading`; a title that is only a record id is left out.
+fn context_path(document: &Document, headings: Vec<&str>) -> String {
+    let title = if document.title_is_identifier { "" } else { document.title.as_str() };
+    headings.into_iter().fold(title.to_string(), |context, heading| join_context(&context, heading))
+}
+
+fn join_context(context: &str, heading: &str) -> String {
+    if context.is_empty() { heading.to_string() } else { format!("{context} > {heading}") }
 }
 
 fn ensure(condition: bool, problem: &str) -> Result<(), String> {

@@ -100,6 +100,9 @@ pub struct Document {
     pub content_hash: [u8; 16],
     pub format: Format,
     pub title: String,
+    /// True when the title is only a record id (a JSONL record without a title): it says nothing about the
+    /// content, so it is left out of the chunks' searchable context.
+    pub title_is_identifier: bool,
     pub aliases: Vec<String>,
     pub type_hint: Option<String>,
     pub declared_relations: Vec<DeclaredRelation>,
@@ -316,6 +319,7 @@ impl DocumentBuilder {
             content_hash,
             format,
             title: soften_capitals(&collapse_whitespace(&title)),
+            title_is_identifier: false,
             aliases: metadata.aliases.iter().map(|a| collapse_whitespace(a)).filter(|a| !a.is_empty()).collect(),
             type_hint: metadata.type_hint.map(|t| collapse_whitespace(&t)).filter(|t| !t.is_empty()),
             declared_relations: metadata.declared_relations,

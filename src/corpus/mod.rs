@@ -221,16 +221,14 @@ fn jsonl_documents(file: &SourceFile, text: &str) -> Result<ParsedFile, IngestFa
             warnings.push(format!("record `{}` has no text", record.id));
             continue;
         }
-        let title = if record.title.trim().is_empty() { record.id.clone() } else { record.title };
+        let untitled = record.title.trim().is_empty();
+        let title = if untitled { record.id.clone() } else { record.title };
         let metadata = document::Metadata { title: Some(title), ..Default::default() };
         let source = format!("{}#{}", file.path, record.id);
-        documents.push(builder.finish(
-            source,
-            document::content_hash(record.line.as_bytes()),
-            Format::Jsonl,
-            metadata,
-            &record.id,
-        ));
+        let mut document =
+            builder.finish(source, document::content_hash(record.line.as_bytes()), Format::Jsonl, metadata, &record.id);
+        document.title_is_identifier = untitled;
+        documents.push(document);
     }
     Ok(ParsedFile { documents, warnings })
 }

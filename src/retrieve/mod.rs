@@ -1,15 +1,22 @@
-//! Retrievers over an [`IndexedCorpus`] and their fusion. Each returns scored chunks, best first.
+//! Retrievers over an [`IndexedCorpus`] and their fusion, one file per retriever. Each returns scored chunks,
+//! best first; [`Method`] names every way of ranking chunks that the CLI, `quire eval` and the app can ask for.
 
-use std::collections::HashMap;
+mod bm25;
+mod dense;
+pub mod fusion;
+
+use serde::{Deserialize, Serialize};
 
 use crate::corpus::ChunkId;
 use crate::embed::{EmbedError, TextEmbedder};
 use crate::store::IndexedCorpus;
 
-/// Reciprocal-rank-fusion constant (`Σ 1 / (k + rank)`).
-pub const RRF_K: f32 = 60.0;
+pub use bm25::bm25;
+pub use dense::dense;
+pub use fusion::{FusedChunk, RRF_K, reciprocal_rank_fusion, standardised_sum};
+
 /// How deep each retriever's list goes before fusion.
-const FUSION_DEPTH: usize = 100;
+pub const FUSION_DEPTH: usize = 100;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScoredChunk {
@@ -17,62 +24,75 @@ pub struct ScoredChunk {
     pub score: f32,
 }
 
-/// A fused result with the 1-based rank it had in each input list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FusedChunk {
-    pub chunk: ChunkId,
-    pub score: f32,
-    pub ranks: Vec<Option<usize>>,
+/// A query as every retriever needs it: the text (lexical retrievers) and its embedding (dense ones).
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a> {
+    pub text: &'a str,
+    pub vector: &'a [f32],
 }
 
-impl FusedChunk {
-    /// `dense #2 · BM25 –`: where each named input list ranked this chunk.
-    pub fn describe_ranks(&self, names: &[&str]) -> String {
-        names
-            .iter()
-            .zip(&self.ranks)
-            .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
-            .collect::<Vec<_>>()
-            .join(" · ")
+/// A named way to rank chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Method {
+    Dense,
+    Bm25,
+    /// Reciprocal-rank fusion of dense and BM25.
+    Rrf,
+    /// Equal-weight sum of dense and BM25 scores standardised per query.
+    StandardisedSum,
+}
+
+impl Method {
+    pub const ALL: [Method; 4] = [Self::Dense, Self::Bm25, Self::Rrf, Self::StandardisedSum];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dense => "dense",
+            Self::Bm25 => "bm25",
+            Self::Rrf => "rrf",
+            Self::StandardisedSum => "zsum",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Dense => "cosine of query and chunk embeddings",
+            Self::Bm25 => "Okapi BM25 (k1 1.2, b 0.75), English analyzer",
+            Self::Rrf => "reciprocal-rank fusion (k = 60) of dense and BM25",
+            Self::StandardisedSum => "equal-weight sum of dense and BM25 scores standardised per query",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        let wanted = name.trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|m| m.name() == wanted).ok_or_else(|| {
+            let known: Vec<&str> = Self::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown retriever `{name}` (known: {})", known.join(", "))
+        })
+    }
+
+    /// The `depth` best chunks for `query`.
+    pub fn retrieve(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Vec<ScoredChunk> {
+        let fusion_depth = FUSION_DEPTH.max(depth);
+        let fused = |fuse: fn(&[&[ScoredChunk]], usize) -> Vec<FusedChunk>| {
+            let dense_hits = dense(index, query.vector, fusion_depth);
+            let bm25_hits = bm25(index, query.text, fusion_depth);
+            fuse(&[&dense_hits, &bm25_hits], depth)
+                .into_iter()
+                .map(|f| ScoredChunk { chunk: f.chunk, score: f.score })
+                .collect()
+        };
+        match self {
+            Self::Dense => dense(index, query.vector, depth),
+            Self::Bm25 => bm25(index, query.text, depth),
+            Self::Rrf => fused(reciprocal_rank_fusion),
+            Self::StandardisedSum => fused(standardised_sum),
+        }
     }
 }
 
 /// Names of the lists [`hybrid`] fuses, in the order of [`FusedChunk::ranks`].
 pub const HYBRID_LISTS: [&str; 2] = ["dense", "BM25"];
-
-/// Cosine similarity between the query and every chunk.
-pub fn dense(index: &IndexedCorpus, query_vector: &[f32], k: usize) -> Vec<ScoredChunk> {
-    index
-        .chunk_index
-        .search(index.embeddings.vectors(), query_vector, k)
-        .into_iter()
-        .map(|hit| ScoredChunk { chunk: hit.row, score: hit.score })
-        .collect()
-}
-
-pub fn bm25(index: &IndexedCorpus, query: &str, k: usize) -> Vec<ScoredChunk> {
-    index.bm25.search(query, k).into_iter().map(|hit| ScoredChunk { chunk: hit.row, score: hit.score }).collect()
-}
-
-/// `Σ 1 / (RRF_K + rank)` over the lists in which a chunk appears.
-pub fn reciprocal_rank_fusion(lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
-    let mut fused: HashMap<ChunkId, FusedChunk> = HashMap::new();
-    for (list_index, list) in lists.iter().enumerate() {
-        for (position, hit) in list.iter().enumerate() {
-            let entry = fused.entry(hit.chunk).or_insert_with(|| FusedChunk {
-                chunk: hit.chunk,
-                score: 0.0,
-                ranks: vec![None; lists.len()],
-            });
-            entry.score += 1.0 / (RRF_K + position as f32 + 1.0);
-            entry.ranks[list_index] = Some(position + 1);
-        }
-    }
-    let mut fused: Vec<FusedChunk> = fused.into_values().collect();
-    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-    fused.truncate(k);
-    fused
-}
 
 /// Dense, BM25 and their RRF for one query.
 pub struct HybridResult {
@@ -104,13 +124,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rrf_rewards_agreement() {
-        let a = [ScoredChunk { chunk: 1, score: 0.9 }, ScoredChunk { chunk: 2, score: 0.8 }];
-        let b = [ScoredChunk { chunk: 2, score: 7.0 }, ScoredChunk { chunk: 3, score: 5.0 }];
-        let fused = reciprocal_rank_fusion(&[&a, &b], 10);
-        assert_eq!(fused.iter().map(|f| f.chunk).collect::<Vec<_>>(), vec![2, 1, 3]);
-        assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-7);
-        assert_eq!(fused[0].ranks, vec![Some(2), Some(1)]);
-        assert_eq!(fused[2].describe_ranks(&HYBRID_LISTS), "dense – · BM25 #2");
+    fn method_names_round_trip() {
+        for method in Method::ALL {
+            assert_eq!(Method::parse(method.name()), Ok(method));
+        }
+        assert!(Method::parse("graph").unwrap_err().contains("known: dense, bm25, rrf, zsum"));
     }
 }

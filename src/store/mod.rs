@@ -51,6 +51,12 @@ impl EmbeddingStore {
         Self { vectors: QuantizedVectors::new(dimension), ..Self::default() }
     }
 
+    fn push(&mut self, key: TextKey, vector: &[f32]) {
+        self.vectors.push(vector);
+        self.keys.push(key);
+        self.rows.insert(key, self.keys.len() as u32 - 1);
+    }
+
     fn reindex(&mut self) {
         self.rows = self.keys.iter().enumerate().map(|(row, key)| (*key, row as u32)).collect();
     }
@@ -113,12 +119,13 @@ pub struct IndexedCorpus {
     pub graph: KnowledgeGraph,
 }
 
-/// Every node text of a corpus in a fixed order: pages, sections, chunks, entities, relation types.
+/// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
+/// entities, relation types.
 pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 5] {
     [
         (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
         corpus.sections.iter().map(|s| s.uri.clone()).collect(),
-        (0..corpus.chunks.len()).map(|c| corpus.chunk_text(c as u32).to_string()).collect(),
+        (0..corpus.chunks.len()).map(|c| corpus.chunk_search_text(c as u32)).collect(),
         corpus.entities.iter().map(|e| e.name.clone()).collect(),
         corpus.relation_types.iter().map(|t| t.text()).collect(),
     ]
@@ -162,9 +169,7 @@ impl IndexBuilder {
             }
             match reusable.and_then(|p| p.rows.get(&key).map(|&row| (p, row))) {
                 Some((previous, row)) => {
-                    store.vectors.push(&previous.vectors.get(row));
-                    store.keys.push(key);
-                    store.rows.insert(key, store.keys.len() as u32 - 1);
+                    store.push(key, &previous.vectors.get(row));
                     reused += 1;
                 }
                 None => {
@@ -208,10 +213,7 @@ impl IndexBuilder {
         let batch: Vec<&str> = self.pending[self.embedded..end].iter().map(String::as_str).collect();
         let vectors = embedder.embed(&batch)?;
         for (text, vector) in batch.iter().zip(vectors) {
-            let key = text_key(text);
-            self.store.vectors.push(&vector);
-            self.store.keys.push(key);
-            self.store.rows.insert(key, self.store.keys.len() as u32 - 1);
+            self.store.push(text_key(text), &vector);
         }
         let done = end - self.embedded;
         self.embedded = end;
@@ -222,6 +224,63 @@ impl IndexBuilder {
         while !self.is_done() {
             self.embed_next(embedder, 64)?;
         }
+        Ok(())
+    }
+
+    /// Embeds every pending text on `threads` threads sharing one embedder (tract plans are immutable and
+    /// run concurrently). Texts are handed out longest first in batches of similar length, so padding stays
+    /// small and no thread is left with the long tail; vectors are stored in the same order as
+    /// [`Self::embed_all`] would store them. `on_progress` is told how many texts each finished batch held.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn embed_all_parallel(
+        &mut self,
+        embedder: &(dyn TextEmbedder + Sync),
+        threads: usize,
+        on_progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<(), EmbedError> {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        const BATCH: usize = 32;
+        let pending = &self.pending[self.embedded..];
+        let mut order: Vec<usize> = (0..pending.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(pending[i].len()));
+        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let vectors: Mutex<Vec<Vec<f32>>> = Mutex::new(vec![Vec::new(); pending.len()]);
+        let first_error: Mutex<Option<EmbedError>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, batches.len().max(1)) {
+                scope.spawn(|| {
+                    while !failed.load(Ordering::Relaxed) {
+                        let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                        let texts: Vec<&str> = batch.iter().map(|&i| pending[i].as_str()).collect();
+                        match embedder.embed(&texts) {
+                            Ok(embedded) => {
+                                let mut vectors = vectors.lock().unwrap_or_else(|e| e.into_inner());
+                                for (&i, vector) in batch.iter().zip(embedded) {
+                                    vectors[i] = vector;
+                                }
+                                drop(vectors);
+                                on_progress(batch.len());
+                            }
+                            Err(error) => {
+                                failed.store(true, Ordering::Relaxed);
+                                first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(error) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error);
+        }
+        let vectors = vectors.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (text, vector) in self.pending[self.embedded..].iter().zip(vectors) {
+            self.store.push(text_key(text), &vector);
+        }
+        self.embedded = self.pending.len();
         Ok(())
     }
 

@@ -11,7 +11,7 @@ use crate::graph::KnowledgeGraph;
 use crate::index::{Bm25Index, VectorIndex};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -1,4 +1,7 @@
-//! The native command line: build, update, inspect and query snapshot files.
+//! The native command line: build, update, inspect and query snapshot files, and evaluate retrieval on
+//! labelled data. Presentation only: every step is an engine call.
+
+mod eval;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -60,6 +63,9 @@ enum Command {
         #[arg(long)]
         documents: bool,
     },
+    /// Evaluate retrievers on a BEIR-layout folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; each may
+    /// be gzipped). The corpus is indexed once and cached under ~/.cache/quire/eval.
+    Eval(eval::EvalArgs),
     /// Print the top chunks by dense retrieval, BM25 and their reciprocal rank fusion.
     Query {
         snapshot: PathBuf,
@@ -88,6 +94,7 @@ pub fn run() -> i32 {
         Command::Remove { snapshot, sources } => update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
         Command::Query { snapshot, text, k } => query(&cli.model_dir, &snapshot, &text, k),
+        Command::Eval(args) => eval::run(&cli.model_dir, args),
     };
     match outcome {
         Ok(()) => 0,
@@ -218,10 +225,8 @@ fn build(
     let mut builder = IndexBuilder::new(documents, embedder, embedder_identity(embedder), settings, previous);
     let structured = started.elapsed();
     let bar = progress(builder.to_embed() as u64, "embedding");
-    while !builder.is_done() {
-        let done = builder.embed_next(embedder, 32).map_err(|e| e.to_string())?;
-        bar.inc(done as u64);
-    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    builder.embed_all_parallel(embedder, threads, &|done| bar.inc(done as u64)).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let embedded = started.elapsed();
     println!(

@@ -1,0 +1,301 @@
+//! `quire eval`: index a BEIR-layout folder once (cached), run its questions through the chosen retrievers,
+//! print the metric table, and optionally write TREC runs, save the report, or compare with another.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use quire::corpus::SourceFile;
+use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
+use quire::retrieve::Method;
+use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
+
+use super::{CliResult, build, load_snapshot, print_ingest_report, progress, save_snapshot};
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// A folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv (each may be gzipped).
+    dataset: PathBuf,
+    #[arg(long, default_value = "test")]
+    split: String,
+    /// Comma-separated: dense, bm25, rrf, zsum.
+    #[arg(long, value_delimiter = ',', default_value = "dense,bm25,rrf,zsum")]
+    retrievers: Vec<String>,
+    /// Cut-offs, comma-separated.
+    #[arg(short = 'k', value_delimiter = ',', default_value = "10")]
+    cutoffs: Vec<usize>,
+    /// Comma-separated: ndcg, mrr, recall, precision, hit, coverage.
+    #[arg(long, value_delimiter = ',', default_value = "ndcg,mrr,recall,precision,hit,coverage")]
+    metrics: Vec<String>,
+    /// Print the report (with per-question values) as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write each retriever's document ranking as a TREC run, and the qrels in TREC form, to this folder.
+    #[arg(long)]
+    runs: Option<PathBuf>,
+    /// Save the report as JSON for a later --compare.
+    #[arg(long)]
+    save: Option<PathBuf>,
+    /// Compare each retriever with the same retriever in a saved report, question by question.
+    #[arg(long)]
+    compare: Option<PathBuf>,
+    /// Compare every retriever with this one, question by question.
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Rebuild the cached index.
+    #[arg(long)]
+    fresh: bool,
+    /// Evaluate this snapshot instead of indexing the dataset's corpus.
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+}
+
+pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
+    let settings = eval_settings(&args)?;
+    let name = dataset_name(&args.dataset);
+    let queries_path = dataset_file(&args.dataset, "queries.jsonl")?;
+    let qrels_path = dataset_file(&args.dataset, &format!("qrels/{}.tsv", args.split))?;
+    let queries = dataset::parse_queries(&queries_path.display().to_string(), &read_text(&queries_path)?)
+        .map_err(|e| e.to_string())?;
+    let judgements =
+        dataset::parse_qrels(&qrels_path.display().to_string(), &read_text(&qrels_path)?).map_err(|e| e.to_string())?;
+    let embedder = super::load_embedder(model_dir)?;
+    let index = match &args.snapshot {
+        Some(path) => {
+            let index = load_snapshot(path)?;
+            index.check_model(embedder.identity())?;
+            index
+        }
+        None => cached_index(&args.dataset, &name, &embedder, args.fresh)?,
+    };
+    let dataset = dataset::label(&name, &args.split, &queries, &judgements, &eval::indexed_document_ids(&index));
+    if dataset.queries.is_empty() {
+        return Err(format!("{}: no question has a relevant document in the index", qrels_path.display()));
+    }
+    let report = evaluate(&index, &embedder, &dataset, &settings)?;
+    if let Some(dir) = &args.runs {
+        write_runs(dir, &report, &dataset)?;
+    }
+    if let Some(path) = &args.save {
+        let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    print_report(&report, &index);
+    if let Some(baseline) = &args.baseline {
+        if report.result(baseline).is_none() {
+            return Err(format!("--baseline `{baseline}` is not among the evaluated retrievers"));
+        }
+        let pairs =
+            report.results.iter().filter(|r| &r.method != baseline).map(|r| (r.method.as_str(), baseline.as_str()));
+        print_comparisons(&report, &report, pairs, &format!("against `{baseline}` in this run"));
+    }
+    if let Some(path) = &args.compare {
+        let saved: EvalReport = serde_json::from_str(&read_text(path)?)
+            .map_err(|e| format!("{}: not a saved `quire eval --save` report: {e}", path.display()))?;
+        let pairs = report.results.iter().map(|r| (r.method.as_str(), r.method.as_str()));
+        print_comparisons(&report, &saved, pairs, &format!("against the same retriever in {}", path.display()));
+    }
+    Ok(())
+}
+
+fn eval_settings(args: &EvalArgs) -> Result<EvalSettings, String> {
+    let methods = args.retrievers.iter().map(|r| Method::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    let kinds = args
+        .metrics
+        .iter()
+        .map(|m| {
+            MetricKind::parse(m)
+                .ok_or_else(|| format!("unknown metric `{m}` (known: ndcg, mrr, recall, precision, hit, coverage)"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.cutoffs.iter().any(|&k| k == 0 || k > eval::RUN_DEPTH) {
+        return Err(format!("every -k must be between 1 and {}", eval::RUN_DEPTH));
+    }
+    Ok(EvalSettings::all_metrics(methods, &kinds, &args.cutoffs))
+}
+
+fn dataset_name(dir: &Path) -> String {
+    let absolute = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    absolute.file_name().map_or_else(|| "dataset".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// `dir/name`, or its gzipped form `dir/name.gz`.
+fn dataset_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let plain = dir.join(name);
+    let gzipped = dir.join(format!("{name}.gz"));
+    if plain.is_file() {
+        Ok(plain)
+    } else if gzipped.is_file() {
+        Ok(gzipped)
+    } else {
+        Err(format!(
+            "{}: missing (a BEIR-layout folder holds corpus.jsonl, queries.jsonl and qrels/<split>.tsv, each optionally gzipped)",
+            plain.display()
+        ))
+    }
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut out)
+            .map_err(|e| format!("{}: not a readable gzip file: {e}", path.display()))?;
+        return Ok(out);
+    }
+    Ok(bytes)
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    String::from_utf8(read_bytes(path)?).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))
+}
+
+fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("quire").join("eval")
+}
+
+/// The dataset's index from the cache, keyed by the corpus bytes, the model, the settings and the snapshot
+/// format; built (on every core) and cached when absent or when `fresh`.
+fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) -> Result<IndexedCorpus, String> {
+    let corpus_path = dataset_file(dir, "corpus.jsonl")?;
+    let corpus_bytes = read_bytes(&corpus_path)?;
+    let settings = IndexSettings::default();
+    let mut key = blake3::Hasher::new();
+    key.update(&corpus_bytes);
+    key.update(embedder.identity().model_hash.as_bytes());
+    key.update(embedder.identity().tokenizer_hash.as_bytes());
+    key.update(serde_json::to_string(&settings).map_err(|e| e.to_string())?.as_bytes());
+    key.update(&FORMAT_VERSION.to_le_bytes());
+    let cached = cache_dir().join(format!("{name}-{}.quire", &key.finalize().to_hex()[..16]));
+    if cached.exists() && !fresh {
+        match load_snapshot(&cached) {
+            Ok(index) => {
+                println!("using the cached index {} (--fresh rebuilds it)", cached.display());
+                return Ok(index);
+            }
+            Err(e) => eprintln!("warning: rebuilding the cached index: {e}"),
+        }
+    }
+    let started = Instant::now();
+    let report = quire::corpus::ingest(&[SourceFile::new("corpus.jsonl", corpus_bytes)], &settings.corpus);
+    print_ingest_report(&report, &[], started.elapsed().as_secs_f64());
+    if let Some(error) = report.errors.first() {
+        return Err(format!("{}: {}", corpus_path.display(), error.failure));
+    }
+    let index = build(report.documents, embedder, settings, None)?;
+    println!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
+    std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
+        .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
+    save_snapshot(&index, &cached)?;
+    Ok(index)
+}
+
+fn evaluate(
+    index: &IndexedCorpus,
+    embedder: &MiniLmEmbedder,
+    dataset: &dataset::Dataset,
+    settings: &EvalSettings,
+) -> Result<EvalReport, String> {
+    let clock = Instant::now();
+    let bar = progress(dataset.queries.len() as u64, "querying");
+    let mut current = None;
+    let mut on_progress = |method: Method, done: usize| {
+        if current != Some(method) {
+            current = Some(method);
+            bar.reset();
+            bar.set_message(method.name());
+        }
+        bar.set_position(done as u64);
+    };
+    let report = eval::evaluate(index, embedder, dataset, settings, &mut on_progress, &|| {
+        clock.elapsed().as_secs_f64() * 1000.0
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+fn write_runs(dir: &Path, report: &EvalReport, dataset: &dataset::Dataset) -> CliResult {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let write = |name: String, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write("qrels.trec".into(), eval::run::trec_qrels(dataset.queries.iter().map(|q| (q.id.as_str(), &q.relevant))))?;
+    for result in &report.results {
+        let rankings = report.queries.iter().map(String::as_str).zip(result.rankings.iter().map(Vec::as_slice));
+        write(format!("{}.run", result.method), eval::run::trec_run(&result.method, rankings))?;
+    }
+    println!("wrote TREC runs and qrels.trec to {} (trec_eval -m ndcg_cut.10 qrels.trec METHOD.run)", dir.display());
+    Ok(())
+}
+
+fn print_table(table: &eval::Table) {
+    let widths: Vec<usize> = (0..table.header.len())
+        .map(|c| table.rows.iter().map(|r| r[c].len()).chain([table.header[c].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        println!("{}", padded.join("  "));
+    };
+    line(&table.header);
+    for row in &table.rows {
+        line(row);
+    }
+}
+
+fn print_report(report: &EvalReport, index: &IndexedCorpus) {
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    println!(
+        "\n{} ({} split): {} questions over {} documents, {} chunks; {}",
+        report.dataset,
+        report.split,
+        report.queries.len(),
+        index.corpus.documents.len(),
+        index.corpus.chunks.len(),
+        report.document_score
+    );
+    print_table(&report.table());
+    println!(
+        "(query embedding: {:.1} ms/query, not included in ms/query above)",
+        1000.0 * report.query_embedding_seconds / report.queries.len().max(1) as f64
+    );
+}
+
+/// One line per `(treatment, baseline)` pair present in both reports.
+fn print_comparisons<'a>(
+    report: &EvalReport,
+    other: &EvalReport,
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+    label: &str,
+) {
+    println!("\nPaired difference {label}: mean [95 % bootstrap interval], * where the interval excludes 0");
+    for (treatment, baseline) in pairs {
+        let Some(differences) = report.compare(treatment, other, baseline) else {
+            println!("  {treatment:<6} (no `{baseline}` results with the same metrics to compare)");
+            continue;
+        };
+        let cells: Vec<String> = differences
+            .iter()
+            .map(|(metric, d)| format!("{metric} {d}{}", if d.is_significant() { "*" } else { "" }))
+            .collect();
+        println!("  {treatment:<6} {}", cells.join("  "));
+    }
+}

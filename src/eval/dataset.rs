@@ -1,0 +1,227 @@
+//! Labelled retrieval data in the BEIR layout: `queries.jsonl` (`{"_id", "text"}` per line) and
+//! `qrels/<split>.tsv` (`query-id  corpus-id  score`, with a header). The corpus itself (`corpus.jsonl`) is
+//! ingested like any other JSONL file; this module only reads the questions and their gold labels, from
+//! text, so the browser can evaluate files the user drops just as the CLI evaluates a folder.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+use serde::Deserialize;
+
+/// A problem that stops a dataset from being read, naming the file and (where there is one) the line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub reason: String,
+}
+
+impl fmt::Display for DatasetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}, line {line}: {}", self.file, self.reason),
+            None => write!(f, "{}: {}", self.file, self.reason),
+        }
+    }
+}
+
+impl std::error::Error for DatasetError {}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub id: String,
+    pub text: String,
+}
+
+/// One question to evaluate: its text and its graded gold documents (grade > 0 only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelledQuery {
+    pub id: String,
+    pub text: String,
+    pub relevant: BTreeMap<String, u32>,
+}
+
+/// Questions with gold labels, ready to run, and what was skipped on the way (never silently).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dataset {
+    /// What the user calls it (the folder name), shown in reports.
+    pub name: String,
+    pub split: String,
+    pub queries: Vec<LabelledQuery>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct QueryRecord {
+    #[serde(rename = "_id")]
+    id: serde_json::Value,
+    text: String,
+}
+
+/// Reads `queries.jsonl`. Every line must be a query object: a malformed line is an error, since a
+/// benchmark silently missing questions would report a wrong figure.
+pub fn parse_queries(file: &str, text: &str) -> Result<Vec<Query>, DatasetError> {
+    let mut queries = Vec::new();
+    let mut seen = HashSet::new();
+    for (index, line) in text.lines().enumerate() {
+        let error = |reason: String| DatasetError { file: file.to_string(), line: Some(index + 1), reason };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: QueryRecord = serde_json::from_str(line).map_err(|e| error(format!("not a query object: {e}")))?;
+        let id = match &record.id {
+            serde_json::Value::String(s) if !s.trim().is_empty() => s.trim().to_string(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => return Err(error("`_id` must be a non-empty string or a number".into())),
+        };
+        if !seen.insert(id.clone()) {
+            return Err(error(format!("query `{id}` appears twice")));
+        }
+        queries.push(Query { id, text: record.text });
+    }
+    if queries.is_empty() {
+        return Err(DatasetError { file: file.to_string(), line: None, reason: "no queries".into() });
+    }
+    Ok(queries)
+}
+
+/// One qrels row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    pub query: String,
+    pub document: String,
+    pub grade: i32,
+}
+
+/// Reads a qrels TSV. The header line (`query-id corpus-id score`) is optional; TREC's four-column
+/// `qid 0 docid grade` form is accepted too.
+pub fn parse_qrels(file: &str, text: &str) -> Result<Vec<Judgement>, DatasetError> {
+    let mut judgements = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let error = |reason: String| DatasetError { file: file.to_string(), line: Some(index + 1), reason };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> =
+            if line.contains('\t') { line.split('\t').collect() } else { line.split_whitespace().collect() };
+        let (query, document, grade) = match fields.as_slice() {
+            [q, d, g] => (*q, *d, *g),
+            [q, _, d, g] => (*q, *d, *g),
+            _ => {
+                return Err(error(format!(
+                    "expected `query-id<TAB>corpus-id<TAB>score`, found {} fields",
+                    fields.len()
+                )));
+            }
+        };
+        let grade = match grade.trim().parse::<i32>() {
+            Ok(grade) => grade,
+            Err(_) if index == 0 => continue, // the header
+            Err(_) => return Err(error(format!("score `{grade}` is not an integer"))),
+        };
+        judgements.push(Judgement { query: query.trim().to_string(), document: document.trim().to_string(), grade });
+    }
+    if judgements.is_empty() {
+        return Err(DatasetError { file: file.to_string(), line: None, reason: "no judgements".into() });
+    }
+    Ok(judgements)
+}
+
+/// Joins queries and judgements. Judgements naming an unknown query or document are skipped and reported;
+/// a query with no relevant document left is skipped and reported.
+pub fn label(
+    name: &str,
+    split: &str,
+    queries: &[Query],
+    judgements: &[Judgement],
+    known_documents: &HashSet<&str>,
+) -> Dataset {
+    let by_id: HashMap<&str, &Query> = queries.iter().map(|q| (q.id.as_str(), q)).collect();
+    let mut relevant: BTreeMap<&str, BTreeMap<String, u32>> = BTreeMap::new();
+    let mut unknown_queries = BTreeMap::new();
+    let mut unknown_documents = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for judgement in judgements {
+        if !by_id.contains_key(judgement.query.as_str()) {
+            *unknown_queries.entry(judgement.query.as_str()).or_insert(0) += 1;
+            continue;
+        }
+        let gold = relevant.entry(judgement.query.as_str()).or_insert_with(|| {
+            order.push(judgement.query.as_str());
+            BTreeMap::new()
+        });
+        if !known_documents.contains(judgement.document.as_str()) {
+            *unknown_documents.entry(judgement.document.as_str()).or_insert(0) += 1;
+            continue;
+        }
+        if judgement.grade > 0 {
+            gold.insert(judgement.document.clone(), judgement.grade as u32);
+        }
+    }
+    let mut warnings = Vec::new();
+    report_unknown(&mut warnings, "query id", "queries file", &unknown_queries);
+    report_unknown(&mut warnings, "corpus id", "indexed corpus", &unknown_documents);
+    let mut dataset = Dataset { name: name.to_string(), split: split.to_string(), ..Dataset::default() };
+    for id in order {
+        let gold = relevant.remove(id).unwrap_or_default();
+        if gold.is_empty() {
+            warnings.push(format!("query `{id}` skipped: no relevant document in the indexed corpus"));
+            continue;
+        }
+        dataset.queries.push(LabelledQuery { id: id.to_string(), text: by_id[id].text.clone(), relevant: gold });
+    }
+    dataset.warnings = warnings;
+    dataset
+}
+
+fn report_unknown(warnings: &mut Vec<String>, what: &str, place: &str, unknown: &BTreeMap<&str, usize>) {
+    if unknown.is_empty() {
+        return;
+    }
+    let rows: usize = unknown.values().sum();
+    let mut names: Vec<String> = unknown.keys().take(5).map(|id| format!("`{id}`")).collect();
+    if unknown.len() > 5 {
+        names.push(format!("… ({} more)", unknown.len() - 5));
+    }
+    warnings.push(format!(
+        "{rows} qrels rows skipped: {} {what}s not in the {place}: {}",
+        unknown.len(),
+        names.join(", ")
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_beir_queries_and_qrels() {
+        let queries = parse_queries(
+            "queries.jsonl",
+            "{\"_id\": \"1\", \"text\": \"What is up?\", \"metadata\": {}}\n{\"_id\": 7, \"text\": \"Seven\"}\n",
+        )
+        .unwrap();
+        assert_eq!(queries[1], Query { id: "7".into(), text: "Seven".into() });
+        let qrels = parse_qrels("test.tsv", "query-id\tcorpus-id\tscore\n1\td1\t2\n1\td2\t0\n7\td9\t1\n").unwrap();
+        assert_eq!(qrels.len(), 3);
+        let documents: HashSet<&str> = ["d1", "d2"].into_iter().collect();
+        let dataset = label("tiny", "test", &queries, &qrels, &documents);
+        assert_eq!(dataset.queries.len(), 1);
+        assert_eq!(dataset.queries[0].relevant, BTreeMap::from([("d1".to_string(), 2)]));
+        assert_eq!(dataset.warnings.len(), 2, "{:?}", dataset.warnings);
+        assert!(dataset.warnings[0].contains("`d9`"), "{:?}", dataset.warnings);
+        assert!(dataset.warnings[1].contains("query `7` skipped"), "{:?}", dataset.warnings);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let error = parse_queries("q.jsonl", "{\"_id\": \"1\", \"text\": \"a\"}\n{oops\n").unwrap_err();
+        assert_eq!((error.file.as_str(), error.line), ("q.jsonl", Some(2)));
+        let error = parse_qrels("test.tsv", "query-id\tcorpus-id\tscore\n1\td1\tmany\n").unwrap_err();
+        assert_eq!(error.to_string(), "test.tsv, line 2: score `many` is not an integer");
+        let error = parse_qrels("test.tsv", "1\td1\n").unwrap_err();
+        assert!(error.to_string().contains("line 1"), "{error}");
+        let error = parse_queries("q.jsonl", "{\"_id\": \"1\", \"text\": \"a\"}\n{\"_id\": \"1\", \"text\": \"b\"}\n");
+        assert!(error.unwrap_err().reason.contains("twice"));
+    }
+}
