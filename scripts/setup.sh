@@ -39,3 +39,11 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
 fi
 
 bash models/fetch.sh
+
+# trec_eval's own code (pytrec_eval-terrier) cross-checks `quire eval`'s metrics; kept in a venv outside the clone.
+venv="${QUIRE_VENV:-$HOME/.cache/quire/venv}"
+if ! "$venv/bin/python" -c "import pytrec_eval" 2>/dev/null; then
+  echo "setup: installing pytrec-eval-terrier into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytrec-eval-terrier==0.5.11
+fi

@@ -170,7 +170,27 @@ fn a_large_document_is_parsed_and_chunked_within_limits() {
         let tokens = quire::corpus::TokenCounter::count_tokens(common::embedder(), corpus.chunk_text(id as u32));
         assert!(tokens + 2 <= 256, "chunk {id} has {tokens} word-pieces");
         assert_eq!(tokens as u32, chunk.tokens);
+        // The context line the chunk is embedded behind fits in the same budget: nothing is cut.
+        let search_text = corpus.chunk_search_text(id as u32);
+        assert!(search_text.starts_with("Big > Part"), "{search_text:.40}");
+        let searched = quire::corpus::TokenCounter::count_tokens(common::embedder(), &search_text);
+        assert!(searched + 2 <= 256, "chunk {id} is searched as {searched} word-pieces");
     }
+}
+
+#[test]
+fn titles_and_headings_are_searchable_but_not_displayed() {
+    let doc = only_document("moon.md", "# Moon\n\n## Landings\n\nApollo 11 landed in 1969.\n");
+    let corpus = quire::corpus::Corpus::build(vec![doc], common::embedder(), &CorpusSettings::default());
+    assert_eq!(corpus.chunk_text(0), "Apollo 11 landed in 1969.");
+    assert_eq!(corpus.chunk_search_text(0), "Moon > Landings\nApollo 11 landed in 1969.");
+    let records = "{\"_id\": \"7\", \"title\": \"\", \"text\": \"Untitled record text.\"}\n\
+                   {\"_id\": \"8\", \"title\": \"Tides\", \"text\": \"The Moon raises tides.\"}\n";
+    let report = corpus::ingest(&[corpus::SourceFile::new("c.jsonl", records)], &CorpusSettings::default());
+    let corpus = quire::corpus::Corpus::build(report.documents, common::embedder(), &CorpusSettings::default());
+    // A record id says nothing about the content and stays out; a real title goes in.
+    assert_eq!(corpus.chunk_search_text(0), "Untitled record text.");
+    assert_eq!(corpus.chunk_search_text(1), "Tides\nThe Moon raises tides.");
 }
 
 /// Invariants every parsed document keeps, whatever the input.
