@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use quire::embed::{MiniLmEmbedder, measure_throughput};
+use quire::bench::measure_throughput;
+use quire::embed::MiniLmEmbedder;
 
 const TOKENS: usize = 128;
 

@@ -70,9 +70,9 @@ fn main() {
         let queries = clustered(&mut rng, &centroids, QUERIES);
         let truth: Vec<Vec<Hit>> = queries.iter().map(|q| exact(&vectors, q)).collect();
         let mut store = QuantizedVectors::new(DIMENSION);
-        vectors.iter().for_each(|v| {
-            store.push(v);
-        });
+        for vector in &vectors {
+            store.push(vector).expect("every vector has the store's dimension");
+        }
         for kind in [VectorIndexKind::Flat, VectorIndexKind::Hnsw] {
             let started = Instant::now();
             let index = VectorIndex::build_kind(&store, (0..size as u32).collect(), kind);

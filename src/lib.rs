@@ -17,3 +17,6 @@ pub mod store;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;
+
+#[cfg(feature = "bench")]
+pub mod bench;

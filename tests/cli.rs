@@ -63,7 +63,10 @@ fn index_stats_query_add_remove() {
     .unwrap();
     let out = quire(&["add", snapshot, extra.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("reused"), "{}", text(&out.stdout));
+    // Only Venus's own texts (page, chunk, entity) are new; everything else comes from the snapshot.
+    let (embedded, reused) = embedding_counts(&text(&out.stdout));
+    assert!((1..=4).contains(&embedded), "{}", text(&out.stdout));
+    assert!(reused > 20, "{}", text(&out.stdout));
     let out = quire(&["stats", snapshot, "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 7);
@@ -77,7 +80,54 @@ fn index_stats_query_add_remove() {
 
     let out = quire(&["remove", snapshot, "nope.md"]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("not in the snapshot: nope.md"));
+    assert!(text(&out.stderr).contains("not in the index: nope.md"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn one_file_named_three_ways_is_one_document() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("notes")).unwrap();
+    let file = dir.path().join("notes/moon.md");
+    std::fs::write(&file, "# Moon\n\nThe Moon orbits the Earth.\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("QUIRE_MODEL_DIR", common::model_dir())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        out
+    };
+    run(&["index", "notes/moon.md", "-o", "s.quire"]);
+    run(&["add", "s.quire", "./notes/../notes/moon.md"]);
+    run(&["add", "s.quire", file.to_str().unwrap()]);
+    let out = run(&["stats", "s.quire", "--documents"]);
+    let listed: Vec<String> = text(&out.stdout).lines().filter(|l| l.contains("\"Moon\"")).map(String::from).collect();
+    assert_eq!(listed, vec!["  notes/moon.md  \"Moon\"".to_string()]);
+}
+
+#[test]
+fn a_snapshot_with_a_short_model_hash_is_shown_not_a_crash() {
+    let documents = quire::corpus::ingest(&common::demo_files(), &Default::default()).documents;
+    let mut identity = quire::embed::TextEmbedder::identity(common::embedder()).clone();
+    identity.model_hash = "abc".into();
+    let mut builder =
+        quire::store::IndexBuilder::new(documents, common::embedder(), identity, Default::default(), None);
+    builder.embed_all(common::embedder()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.quire");
+    std::fs::write(&path, builder.finish().to_snapshot().unwrap()).unwrap();
+    let out = quire(&["stats", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("[abc]"), "{}", text(&out.stdout));
+}
+
+/// `embedded N new texts, reused M in …` as the CLI prints it after an update.
+fn embedding_counts(stdout: &str) -> (usize, usize) {
+    let line = stdout.lines().find(|l| l.starts_with("embedded ")).expect("an embedding summary line");
+    let numbers: Vec<usize> = line.split_whitespace().filter_map(|w| w.trim_end_matches(',').parse().ok()).collect();
+    (numbers[0], numbers[1])
 }
 
 #[test]

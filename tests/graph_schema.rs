@@ -29,7 +29,9 @@ Early paragraph about [Gamma](https://example.org/wiki/Gamma).
 Toured with [Beta](beta.md).
 ";
 
-const BETA: &str = "# Beta\n\nBeta text mentions Alpha.\n";
+/// Two sentences state one relation in two wordings (`opened for`, `opens for`): one type, `opened`.
+const BETA: &str =
+    "# Beta\n\nBeta opened for Alpha in 1971. In 1972 Beta opens for [Gamma](https://example.org/wiki/Gamma).\n";
 
 /// Chunk target of one word-piece: every paragraph is its own chunk, so counts follow the text.
 fn fixture() -> Corpus {
@@ -66,7 +68,10 @@ fn entities_mentions_and_relations() {
     assert_eq!(entities, vec![("Alpha", Some(0)), ("Beta", Some(1)), ("Gamma", None)]);
     let mentions: Vec<(u32, u32, bool)> = corpus.mentions.iter().map(|m| (m.chunk, m.entity, m.linked)).collect();
     // Beta's own title in its chunk is a mention too: chunks cite every entity they reference.
-    assert_eq!(mentions, vec![(0, 1, true), (3, 2, true), (4, 1, true), (5, 1, false), (5, 0, false)]);
+    assert_eq!(
+        mentions,
+        vec![(0, 1, true), (3, 2, true), (4, 1, true), (5, 1, false), (5, 0, false), (5, 1, false), (5, 2, true)]
+    );
     let relations: Vec<(&str, &str, &str, RelationSource)> = corpus
         .relations
         .iter()
@@ -85,10 +90,27 @@ fn entities_mentions_and_relations() {
             ("Alpha", "related", "Beta", RelationSource::FrontMatter),
             ("Alpha", "early", "Gamma", RelationSource::Section),
             ("Alpha", "tours", "Beta", RelationSource::Section),
-            ("Beta", "text_mentions", "Alpha", RelationSource::Phrase),
+            ("Beta", "opened", "Alpha", RelationSource::Phrase),
+            ("Beta", "opened", "Gamma", RelationSource::Phrase),
         ]
     );
-    assert_eq!(corpus.relation_types[3].inverse_name(), "is_text_mentions_of");
+    assert_eq!(corpus.relation_types[3].inverse_name(), "is_opened_of");
+    // Each relation read from text keeps the chunk and the sentence that state it.
+    let stated: Vec<(Option<u32>, Option<&str>)> = corpus
+        .relations
+        .iter()
+        .map(|r| (r.chunk, r.evidence.map(|span| corpus.documents[r.document as usize].slice(span))))
+        .collect();
+    assert_eq!(
+        stated,
+        vec![
+            (None, None),
+            (Some(3), Some("Early paragraph about Gamma.")),
+            (Some(4), Some("Toured with Beta.")),
+            (Some(5), Some("Beta opened for Alpha in 1971.")),
+            (Some(5), Some("In 1972 Beta opens for Gamma.")),
+        ]
+    );
 }
 
 #[test]
@@ -104,8 +126,8 @@ fn edge_kinds_and_counts() {
         vec![
             // Alpha#1 -> Alpha; History chunks -> History, Alpha (2 x 2); Early#1 -> Early, History, Alpha;
             // Tours#1 -> Tours, Alpha; Beta#1 -> Beta: 1 + 4 + 3 + 2 + 1.
-            ("cited_in", 5),
-            ("cites", 5),
+            ("cited_in", 6),
+            ("cites", 6),
             ("has_chunk", 6),
             ("has_subchapter", 3),
             ("is_chunk_of", 11),
@@ -113,8 +135,8 @@ fn edge_kinds_and_counts() {
             ("is_subchapter_of", 4),
             ("next", 1),
             ("previous", 1),
-            // Four relations, each with its is_<type>_of inverse.
-            ("semantic_rel", 8),
+            // Five relations, each with its is_<type>_of inverse.
+            ("semantic_rel", 10),
         ]
     );
     assert_eq!(stats.relation_types, 4);
@@ -130,4 +152,49 @@ fn edge_kinds_and_counts() {
         graph.neighbors(NodeRef::Entity(1), "cited_in"),
         vec![NodeRef::Chunk(0), NodeRef::Chunk(4), NodeRef::Chunk(5)]
     );
+}
+
+/// The page a chunk's mentions point at, by entity name.
+fn cited_pages(corpus: &Corpus, chunk: usize) -> Vec<String> {
+    corpus
+        .mentions
+        .iter()
+        .filter(|m| m.chunk as usize == chunk)
+        .map(|m| corpus.entities[m.entity as usize].name.clone())
+        .collect()
+}
+
+#[test]
+fn relative_links_resolve_against_the_linking_document() {
+    let files = [
+        SourceFile::new("a/index.md", "# Alpha index\n\nThe index of folder a.\n"),
+        SourceFile::new("b/index.md", "# Beta index\n\nThe index of folder b.\n"),
+        SourceFile::new("b/notes.md", "# Notes\n\nSee [the index](index.md) and [the other one](../a/index.md).\n"),
+        SourceFile::new("c/readme.md", "# Readme\n\nAn [ambiguous link](elsewhere/index.md) names no folder's file.\n"),
+    ];
+    let settings = CorpusSettings::default();
+    let corpus = Corpus::build(corpus::ingest(&files, &settings).documents, common::embedder(), &settings);
+    assert_eq!(cited_pages(&corpus, 2), vec!["Beta index", "Alpha index"]);
+    // `index.md` is the file name of two documents: the name alone resolves to neither of them, and the
+    // link stays an external entity.
+    assert_eq!(cited_pages(&corpus, 3), vec!["index"]);
+    assert_eq!(corpus.entities.iter().find(|e| e.name == "index").unwrap().document, None);
+}
+
+#[test]
+fn unlinked_mentions_match_titles_under_unicode_case_folding() {
+    let files = [
+        SourceFile::new("strasse.md", "# Hauptstraße\n\nDie Hauptstraße ist lang.\n"),
+        SourceFile::new("walk.md", "# Walk\n\nWir gingen über die HAUPTSTRASSE und dann die hauptstraße entlang.\n"),
+    ];
+    let settings = CorpusSettings::default();
+    let corpus = Corpus::build(corpus::ingest(&files, &settings).documents, common::embedder(), &settings);
+    let walk = corpus.chunks.iter().position(|c| c.document == 1).unwrap();
+    let found: Vec<&str> = corpus
+        .mentions
+        .iter()
+        .filter(|m| m.chunk as usize == walk && m.entity == 0)
+        .map(|m| corpus.documents[1].slice(m.span))
+        .collect();
+    assert_eq!(found, vec!["HAUPTSTRASSE", "hauptstraße"]);
 }

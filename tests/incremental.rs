@@ -35,8 +35,11 @@ fn parse(files: &[SourceFile]) -> Vec<corpus::Document> {
     corpus::ingest(files, &CorpusSettings::default()).documents
 }
 
+/// Distinct node texts of `index` that `previous` did not have, by plain set difference of the texts (not
+/// through the embedding store's lookup, which is what is under test).
 fn new_texts(index: &IndexedCorpus, previous: &IndexedCorpus) -> std::collections::BTreeSet<String> {
-    node_texts(&index.corpus).into_iter().flatten().filter(|t| previous.embeddings.row_of(t).is_none()).collect()
+    let before: std::collections::BTreeSet<String> = node_texts(&previous.corpus).into_iter().flatten().collect();
+    node_texts(&index.corpus).into_iter().flatten().filter(|t| !before.contains(t)).collect()
 }
 
 #[test]
@@ -55,6 +58,7 @@ fn adding_and_removing_documents_embeds_only_new_texts() {
     let expected = new_texts(&second, &first);
     assert_eq!(counter.texts.get(), expected.len(), "{expected:?}");
     assert!(expected.contains("Saturn (planet)") && expected.contains("Saturn#Moons"), "{expected:?}");
+    assert!(expected.iter().all(|t| t.contains("Saturn") || t.contains("Titan") || !t.contains(' ')), "{expected:?}");
     assert!(expected.len() < 12, "only the new document's texts: {expected:?}");
 
     let scratch = build(documents, None, &Counting { texts: Cell::new(0) });
@@ -90,4 +94,28 @@ fn a_different_model_invalidates_reuse() {
     assert_eq!(builder.reused(), 0);
     assert_eq!(builder.to_embed(), first.embeddings.len());
     assert!(first.check_model(&other).unwrap_err().contains("re-index the documents"));
+}
+
+/// A model whose vectors are not the index's dimension (another encoder behind the same files).
+struct WrongDimension;
+
+impl TextEmbedder for WrongDimension {
+    fn identity(&self) -> &ModelIdentity {
+        common::embedder().identity()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|_| vec![0.1; 768]).collect())
+    }
+}
+
+#[test]
+fn a_model_of_another_dimension_is_a_clear_error() {
+    let documents = parse(&common::demo_files());
+    let identity = WrongDimension.identity().clone();
+    let mut builder =
+        IndexBuilder::new(documents.clone(), common::embedder(), identity.clone(), IndexSettings::default(), None);
+    let error = builder.embed_all(&WrongDimension).unwrap_err();
+    assert_eq!(error.to_string(), "the model produced 768-dimensional vectors where the index holds 384 dimensions");
+    let mut builder = IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), None);
+    assert!(matches!(builder.embed_all_parallel(&WrongDimension, 2, &|_| {}), Err(EmbedError::Dimension { .. })));
 }

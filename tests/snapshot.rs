@@ -1,25 +1,20 @@
-//! Snapshot round trip (flat and HNSW indexes), and clear errors for truncated, corrupt, foreign and
-//! other-version files.
+//! Snapshot round trip (flat and HNSW indexes), clear errors for truncated, corrupt, foreign, other-version
+//! and overlong files, refusal of crafted indexes, and the golden file that pins the byte layout.
 
 mod common;
+mod snapshot_support;
 
 use proptest::prelude::*;
-use quire::corpus::{self, CorpusSettings};
+use quire::corpus::{self, CorpusSettings, SourceFile};
 use quire::embed::TextEmbedder;
-use quire::retrieve;
+use quire::index::VectorIndexKind;
+use quire::retrieve::{self, Method, Query};
 use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, SnapshotError};
-
-fn demo_index(settings: IndexSettings) -> IndexedCorpus {
-    let report = corpus::ingest(&common::demo_files(), &CorpusSettings::default());
-    let embedder = common::embedder();
-    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
-    builder.embed_all(embedder).unwrap();
-    builder.finish()
-}
+use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
 
 fn snapshot_bytes() -> &'static [u8] {
     static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTES.get_or_init(|| demo_index(IndexSettings::default()).to_snapshot().unwrap())
+    BYTES.get_or_init(|| flat_demo().to_snapshot().unwrap())
 }
 
 fn same_answers(a: &IndexedCorpus, b: &IndexedCorpus) {
@@ -33,7 +28,7 @@ fn same_answers(a: &IndexedCorpus, b: &IndexedCorpus) {
 
 #[test]
 fn round_trip_preserves_everything() {
-    let original = demo_index(IndexSettings::default());
+    let original = flat_demo();
     let bytes = original.to_snapshot().unwrap();
     assert_eq!(&bytes[..8], MAGIC);
     let loaded = IndexedCorpus::from_snapshot(&bytes).unwrap();
@@ -45,17 +40,17 @@ fn round_trip_preserves_everything() {
     assert_eq!(loaded.embeddings.vectors(), original.embeddings.vectors());
     assert_eq!(loaded.graph.stats(&loaded.corpus), original.graph.stats(&original.corpus));
     assert!(loaded.embeddings.row_of(&original.corpus.entities[0].name).is_some());
-    same_answers(&original, &loaded);
+    same_answers(original, &loaded);
     assert!(loaded.to_snapshot().unwrap() == bytes, "encoding is deterministic");
 }
 
 #[test]
 fn hnsw_index_round_trips() {
-    let original = demo_index(IndexSettings { hnsw_threshold: 1, ..IndexSettings::default() });
-    assert_eq!(original.chunk_index.kind(), quire::index::VectorIndexKind::Hnsw);
+    let original = hnsw_demo();
+    assert_eq!(original.chunk_index.kind(), VectorIndexKind::Hnsw);
     let loaded = IndexedCorpus::from_snapshot(&original.to_snapshot().unwrap()).unwrap();
-    assert_eq!(loaded.chunk_index.kind(), quire::index::VectorIndexKind::Hnsw);
-    same_answers(&original, &loaded);
+    assert_eq!(loaded.chunk_index.kind(), VectorIndexKind::Hnsw);
+    same_answers(original, &loaded);
 }
 
 #[test]
@@ -128,5 +123,131 @@ proptest! {
             bytes[20..52].copy_from_slice(digest.as_bytes());
         }
         let _ = IndexedCorpus::from_snapshot(&bytes);
+    }
+}
+
+fn refusal(bytes: &[u8]) -> SnapshotError {
+    IndexedCorpus::from_snapshot(bytes).err().expect("must be refused")
+}
+
+#[test]
+fn bytes_after_the_payload_are_refused() {
+    let bytes = snapshot_bytes();
+    let length = bytes.len() as u64;
+    let mut appended = bytes.to_vec();
+    appended.extend_from_slice(b"\0tail");
+    assert_eq!(refusal(&appended), SnapshotError::TrailingBytes { expected: length, actual: length + 5 });
+    assert_eq!(
+        refusal(&appended).to_string(),
+        format!("the snapshot has bytes after its contents: {} bytes where {length} were expected", length + 5)
+    );
+    // Within the stated length and checksum but after the body, where postcard alone would ignore them.
+    let mut payload = bytes[HEADER_LEN..].to_vec();
+    payload.push(0);
+    assert_eq!(refusal(&frame(&payload)), SnapshotError::TrailingBytes { expected: length, actual: length + 1 });
+}
+
+#[test]
+fn a_length_that_overflows_is_refused() {
+    let mut bytes = snapshot_bytes().to_vec();
+    bytes[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert_eq!(refusal(&bytes), SnapshotError::Truncated { expected: u64::MAX, actual: bytes.len() as u64 });
+}
+
+#[test]
+fn crafted_hnsw_links_are_refused() {
+    let index = hnsw_demo();
+    assert!(with_chunk_index(index, |_| ()) == index.to_snapshot().unwrap(), "the twin must re-encode exactly");
+    let crafted = with_chunk_index(index, |twin| {
+        let StructureTwin::Hnsw { zero, .. } = &mut twin.structure else { panic!("not HNSW") };
+        let beyond = zero.len() as u32 + 7;
+        zero.iter_mut().for_each(|links| links.0[0] = beyond);
+    });
+    assert_eq!(refusal(&crafted), SnapshotError::Inconsistent("an HNSW link beyond its layer".into()));
+}
+
+/// Dense hits are positions in the chunk index, read as chunk ids: a longer index would name missing chunks.
+#[test]
+fn a_chunk_index_over_other_rows_is_refused() {
+    let crafted = with_chunk_index(flat_demo(), |twin| twin.rows.push(twin.rows[0]));
+    assert_eq!(
+        refusal(&crafted),
+        SnapshotError::Inconsistent("the vector index does not index the chunks' embedding rows".into())
+    );
+}
+
+/// Pins the byte layout: the golden file must decode and re-encode to itself, and was written by this
+/// `FORMAT_VERSION`. After a deliberate layout change, bump `FORMAT_VERSION` in `src/store/snapshot.rs`, then
+/// re-bless: `QUIRE_BLESS=1 cargo test --test snapshot golden` (needs the model in `models/`). Blessing
+/// refuses to overwrite a golden file of the current version whose layout no longer decodes. Not named
+/// `.quire`: `.gitignore` ignores those, and this file must be checked in.
+const GOLDEN: &str = "tests/fixtures/golden-snapshot.bin";
+
+/// Small and inline so the golden file stays a few KiB; HNSW so it pins `instant-distance`'s layout too.
+fn golden_index() -> IndexedCorpus {
+    let files = [
+        (
+            "vesta.md",
+            "---\ntitle: Vesta\ntype: asteroid\norbits: \"[[Sun]]\"\n---\n# Vesta\n\nVesta is the second-largest body \
+             in the asteroid belt. It orbits the [[Sun]] every 3.6 years.\n\n## Dawn\n\nThe Dawn probe orbited Vesta \
+             in 2011 and mapped its south-pole crater.\n",
+        ),
+        ("sun.txt", "Sun\n\nThe Sun is the star at the centre of the Solar System.\n"),
+    ];
+    let files: Vec<SourceFile> = files.iter().map(|(name, text)| SourceFile::new(*name, text.as_bytes())).collect();
+    let report = corpus::ingest(&files, &CorpusSettings::default());
+    let embedder = common::embedder();
+    let settings = IndexSettings { hnsw_threshold: 0, ..IndexSettings::default() };
+    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    builder.embed_all(embedder).unwrap();
+    builder.finish()
+}
+
+fn round_trips(bytes: &[u8]) -> Result<(), String> {
+    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| e.to_string())?;
+    let again = index.to_snapshot().map_err(|e| e.to_string())?;
+    if again == bytes { Ok(()) } else { Err("re-encoding it changes its bytes".into()) }
+}
+
+fn format_version(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes[8..12].try_into().unwrap())
+}
+
+fn bless(path: &std::path::Path) {
+    if let Ok(old) = std::fs::read(path)
+        && format_version(&old) == FORMAT_VERSION
+        && let Err(problem) = round_trips(&old)
+    {
+        panic!(
+            "the golden snapshot of format version {FORMAT_VERSION} no longer round-trips ({problem}): bump \
+             FORMAT_VERSION before re-blessing (or delete {GOLDEN} if no build with this version has been released)"
+        );
+    }
+    std::fs::write(path, golden_index().to_snapshot().unwrap()).unwrap();
+}
+
+#[test]
+fn golden_snapshot_pins_the_layout() {
+    let path = common::root().join(GOLDEN);
+    if std::env::var_os("QUIRE_BLESS").is_some() {
+        bless(&path);
+    }
+    let golden = std::fs::read(&path).unwrap_or_else(|e| panic!("{GOLDEN}: {e}"));
+    assert_eq!(
+        format_version(&golden),
+        FORMAT_VERSION,
+        "FORMAT_VERSION changed: re-bless {GOLDEN} (QUIRE_BLESS=1 cargo test --test snapshot golden)"
+    );
+    if let Err(problem) = round_trips(&golden) {
+        panic!(
+            "{GOLDEN} no longer round-trips ({problem}): the snapshot layout changed; bump FORMAT_VERSION, then re-bless"
+        );
+    }
+    let index = IndexedCorpus::from_snapshot(&golden).unwrap();
+    assert_eq!(index.chunk_index.kind(), VectorIndexKind::Hnsw);
+    let vector = index.embeddings.vectors().get(index.rows.chunks[0]);
+    for method in Method::ALL {
+        let hits = method.retrieve(&index, Query { text: "Dawn probe", vector: &vector }, 3);
+        assert!(!hits.is_empty(), "{method:?}");
     }
 }

@@ -28,6 +28,16 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
+/// The path a picked file is known by: its path inside the folder for a folder upload (`webkitRelativePath`,
+/// which web-sys does not bind), its name otherwise.
+pub fn upload_path(file: &web_sys::File) -> String {
+    js_sys::Reflect::get(file, &"webkitRelativePath".into())
+        .ok()
+        .and_then(|value| value.as_string())
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{}: {}", file.name(), describe(e)))?;
     Ok(Uint8Array::new(&buffer).to_vec())

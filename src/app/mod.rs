@@ -54,6 +54,8 @@ fn App() -> impl IntoView {
     let last_outcome = RwSignal::new(None::<IndexOutcome>);
     let results = RwSignal::new(Vec::<ResultRow>::new());
     let query_ms = RwSignal::new(None::<f64>);
+    // The question the shown results answer: a page (or a test) can tell fresh results from stale ones.
+    let answered = RwSignal::new(String::new());
     let query_text = RwSignal::new(String::from("Who was the first person to walk on the Moon?"));
     let bench = RwSignal::new(None::<String>);
 
@@ -73,6 +75,7 @@ fn App() -> impl IntoView {
         if let Err(reason) = session::load_model().await {
             return phase.set(Phase::Failed(reason));
         }
+        #[cfg(feature = "bench")]
         if browser::query_parameter("bench").as_deref() == Some("embed") {
             let count = browser::query_parameter("count").and_then(|c| c.parse().ok()).unwrap_or(32);
             match session::benchmark_embedding(count, 128) {
@@ -96,6 +99,7 @@ fn App() -> impl IntoView {
             Ok((rows, ms)) => {
                 results.set(rows);
                 query_ms.set(Some(ms));
+                answered.set(text);
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
         }
@@ -106,10 +110,12 @@ fn App() -> impl IntoView {
         let Some(list) = input.files() else { return };
         let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
         spawn_local(async move {
+            let mut paths: Vec<String> = picked.iter().map(browser::upload_path).collect();
+            crate::corpus::path::disambiguate(&mut paths);
             let mut files = Vec::new();
-            for file in picked {
-                match browser::read_file(&file).await {
-                    Ok(bytes) => files.push(SourceFile::new(file.name(), bytes)),
+            for (file, path) in picked.iter().zip(paths) {
+                match browser::read_file(file).await {
+                    Ok(bytes) => files.push(SourceFile::new(path, bytes)),
                     Err(reason) => phase.set(Phase::Failed(reason)),
                 }
             }
@@ -138,7 +144,7 @@ fn App() -> impl IntoView {
                     <button id="search" type="submit" disabled=move || !matches!(phase.get(), Phase::Ready)>"Search"</button>
                 </form>
                 <p class="timing">{move || query_ms.get().map(|ms| format!("{} chunks in {ms:.0} ms (dense + BM25, reciprocal rank fusion)", results.get().len()))}</p>
-                <ol id="results">
+                <ol id="results" data-query=move || answered.get()>
                     {move || results.get().into_iter().map(|row| view! {
                         <li class="result">
                             <div class="label">{row.label}</div>

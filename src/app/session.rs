@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use crate::corpus::{self, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve;
-use crate::store::{CorpusSummary, IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+use crate::store::{CorpusSummary, IndexedCorpus, plan_update};
 
 use super::browser;
 
@@ -46,7 +46,9 @@ pub async fn fetch_demo_files() -> Result<Vec<SourceFile>, String> {
         .collect();
     let mut files = Vec::new();
     for name in names {
-        files.push(SourceFile::new(name.clone(), browser::fetch_bytes(&format!("demo/{name}")).await?));
+        // Demo documents live under `demo/`, so a user's own `moon.md` joins them instead of replacing one.
+        let path = format!("demo/{name}");
+        files.push(SourceFile::new(&path, browser::fetch_bytes(&path).await?));
     }
     Ok(files)
 }
@@ -64,7 +66,7 @@ pub struct IndexOutcome {
 /// embedded. `progress(done, total)` is called between slices.
 pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, usize)) -> Result<IndexOutcome, String> {
     let started = browser::now_ms();
-    let settings = IndexSettings::default();
+    let settings = with_session(|session| session.index.as_ref().map(|i| i.settings.clone()))?.unwrap_or_default();
     let report = corpus::ingest(&files, &settings.corpus);
     let mut outcome = IndexOutcome {
         errors: report.errors.iter().map(ToString::to_string).collect(),
@@ -76,12 +78,10 @@ pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, u
     }
     // The current index stays in place until the new one is complete, so a failure loses nothing.
     let mut builder = with_session(|session| {
-        let previous = session.index.as_ref();
-        let current = previous.map(|p| p.corpus.documents.as_slice()).unwrap_or(&[]);
-        let documents = merge_documents(current, report.documents, &[]);
         let identity = session.embedder.identity().clone();
-        IndexBuilder::new(documents, &session.embedder, identity, settings, previous)
-    })?;
+        plan_update(session.index.as_ref(), report.documents, &[], &session.embedder, identity, None)
+    })?
+    .map_err(|e| e.to_string())?;
     let total = builder.to_embed();
     progress(0, total);
     while !builder.is_done() {
@@ -125,13 +125,13 @@ pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
                 .fused
                 .iter()
                 .map(|hit| {
-                    let chunk = &index.corpus.chunks[hit.chunk as usize];
+                    let view = index.chunk_view(hit.chunk);
                     ResultRow {
-                        label: index.corpus.chunk_label(hit.chunk),
-                        source: index.corpus.documents[chunk.document as usize].source.clone(),
+                        label: view.label,
+                        source: view.source,
                         score: hit.score,
                         ranks: hit.describe_ranks(&retrieve::HYBRID_LISTS),
-                        text: index.corpus.chunk_text(hit.chunk).to_string(),
+                        text: view.text,
                     }
                 })
                 .collect(),
@@ -141,9 +141,10 @@ pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
 }
 
 /// Embedding throughput on `count` sequences of `tokens` word-pieces, measured with the browser's clock.
+#[cfg(feature = "bench")]
 pub fn benchmark_embedding(count: usize, tokens: usize) -> Result<serde_json::Value, String> {
     let report = with_session(|session| {
-        crate::embed::measure_throughput(&session.embedder, count, tokens, &browser::now_ms).map_err(|e| e.to_string())
+        crate::bench::measure_throughput(&session.embedder, count, tokens, &browser::now_ms).map_err(|e| e.to_string())
     })??;
     serde_json::to_value(report).map_err(|e| e.to_string())
 }

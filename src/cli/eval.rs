@@ -11,7 +11,7 @@ use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
 use quire::retrieve::Method;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
-use super::{CliResult, build, load_snapshot, print_ingest_report, progress, save_snapshot};
+use super::{CliResult, apply_update, load_snapshot, print_ingest_report, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
@@ -192,7 +192,7 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
     if let Some(error) = report.errors.first() {
         return Err(format!("{}: {}", corpus_path.display(), error.failure));
     }
-    let index = build(report.documents, embedder, settings, None)?;
+    let index = apply_update(None, report.documents, &[], embedder, Some(settings))?;
     println!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
     std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;

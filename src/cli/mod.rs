@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use quire::corpus::{self, Document, IngestReport, SourceFile};
 use quire::embed::MiniLmEmbedder;
 use quire::retrieve;
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, names_source};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_update};
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -180,7 +180,7 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Inges
         bar.set_message(path.display().to_string());
         match std::fs::read(path) {
             Ok(bytes) => {
-                let one = corpus::ingest(&[SourceFile::new(path.to_string_lossy(), bytes)], settings);
+                let one = corpus::ingest(&[SourceFile::new(source_name(path), bytes)], settings);
                 report.documents.extend(one.documents);
                 report.errors.extend(one.errors);
                 report.warnings.extend(one.warnings);
@@ -192,6 +192,13 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Inges
     bar.finish_and_clear();
     print_ingest_report(&report, &problems, started.elapsed().as_secs_f64());
     report
+}
+
+/// A document's identity is its path relative to the working folder where it lies inside it, so
+/// `/home/me/notes/a.md` and `notes/a.md` (run from `/home/me`) name one document.
+fn source_name(path: &Path) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    relative.unwrap_or_else(|| path.to_path_buf()).to_string_lossy().into_owned()
 }
 
 fn print_ingest_report(report: &IngestReport, problems: &[String], seconds: f64) {
@@ -215,26 +222,34 @@ fn progress(total: u64, label: &str) -> ProgressBar {
     bar
 }
 
-fn build(
-    documents: Vec<Document>,
-    embedder: &MiniLmEmbedder,
-    settings: IndexSettings,
+/// The engine's update pipeline ([`plan_update`]), embedding on every core with a progress bar.
+fn apply_update(
     previous: Option<&IndexedCorpus>,
+    added: Vec<Document>,
+    removed: &[String],
+    embedder: &MiniLmEmbedder,
+    settings: Option<IndexSettings>,
 ) -> Result<IndexedCorpus, String> {
     let started = Instant::now();
-    let mut builder = IndexBuilder::new(documents, embedder, embedder_identity(embedder), settings, previous);
-    let structured = started.elapsed();
+    let builder = plan_update(previous, added, removed, embedder, embedder_identity(embedder), settings)
+        .map_err(|e| e.to_string())?;
+    println!("structured in {:.2}s", started.elapsed().as_secs_f64());
+    embed_and_finish(builder, embedder)
+}
+
+/// Embeds what `builder` still needs on every core, with a progress bar, and assembles the index.
+fn embed_and_finish(mut builder: IndexBuilder, embedder: &MiniLmEmbedder) -> Result<IndexedCorpus, String> {
+    let started = Instant::now();
     let bar = progress(builder.to_embed() as u64, "embedding");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     builder.embed_all_parallel(embedder, threads, &|done| bar.inc(done as u64)).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let embedded = started.elapsed();
     println!(
-        "structured in {:.2}s; embedded {} new texts, reused {} in {:.2}s",
-        structured.as_secs_f64(),
+        "embedded {} new texts, reused {} in {:.2}s",
         builder.to_embed(),
         builder.reused(),
-        (embedded - structured).as_secs_f64()
+        embedded.as_secs_f64()
     );
     let index = builder.finish();
     println!("indexed in {:.2}s", (started.elapsed() - embedded).as_secs_f64());
@@ -249,7 +264,7 @@ fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool,
     let embedder = load_embedder(model)?;
     let report = read_and_parse(paths, &settings.corpus);
     if report.documents.is_empty() {
-        return Err("no document could be indexed".into());
+        return Err(UpdateError::NothingToIndex.to_string());
     }
     let previous = if fresh || !output.exists() {
         None
@@ -262,7 +277,12 @@ fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool,
             }
         }
     };
-    let index = build(report.documents, &embedder, settings, previous.as_ref())?;
+    // A fresh index of these paths: earlier documents of the output only lend their vectors.
+    let reusable = previous.map(|mut p| {
+        p.corpus.documents.clear();
+        p
+    });
+    let index = apply_update(reusable.as_ref(), report.documents, &[], &embedder, Some(settings))?;
     save_snapshot(&index, output)
 }
 
@@ -271,19 +291,7 @@ fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: 
     let previous = load_snapshot(snapshot)?;
     let report =
         if paths.is_empty() { IngestReport::default() } else { read_and_parse(paths, &previous.settings.corpus) };
-    let unknown: Vec<&String> =
-        removed.iter().filter(|r| !previous.corpus.documents.iter().any(|d| names_source(r, &d.source))).collect();
-    if !unknown.is_empty() {
-        return Err(format!(
-            "not in the snapshot: {}",
-            unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        ));
-    }
-    let documents = merge_documents(&previous.corpus.documents, report.documents, removed);
-    if documents.is_empty() {
-        return Err("the snapshot would have no documents left".into());
-    }
-    let index = build(documents, &embedder, previous.settings.clone(), Some(&previous))?;
+    let index = apply_update(Some(&previous), report.documents, removed, &embedder, None)?;
     save_snapshot(&index, snapshot)
 }
 
@@ -299,7 +307,8 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
         return Ok(());
     }
     println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
-    println!("model      {} [{}]", index.model.name, &index.model.model_hash[..16]);
+    let short_hash: String = index.model.model_hash.chars().take(16).collect();
+    println!("model      {} [{short_hash}]", index.model.name);
     println!("documents  {}", summary.documents);
     println!("sections   {}", summary.sections);
     println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index.kind());
@@ -352,15 +361,12 @@ fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize) -> CliR
 }
 
 fn print_hit(index: &IndexedCorpus, position: usize, chunk_id: u32, score: f32, note: &str) {
-    let corpus = &index.corpus;
-    let chunk = &corpus.chunks[chunk_id as usize];
-    let doc = &corpus.documents[chunk.document as usize];
-    let (start, end) = doc.char_span(chunk.span);
-    let page = chunk.page.map(|p| format!(", page {p}")).unwrap_or_default();
+    let view = index.chunk_view(chunk_id);
+    let page = view.page.map(|p| format!(", page {p}")).unwrap_or_default();
     let note = if note.is_empty() { String::new() } else { format!("  ({note})") };
-    println!("{position:>3}. {score:.4}  {}{note}", corpus.chunk_label(chunk_id));
-    println!("      {} chars {start}–{end}{page}", doc.source);
-    let text = corpus.chunk_text(chunk_id).replace('\n', " ");
+    println!("{position:>3}. {score:.4}  {}{note}", view.label);
+    println!("      {} chars {}–{}{page}", view.source, view.chars.0, view.chars.1);
+    let text = view.text.replace('\n', " ");
     let preview: String = text.chars().take(160).collect();
     println!("      {preview}{}", if text.chars().count() > 160 { "…" } else { "" });
 }

@@ -72,6 +72,11 @@ impl RelationType {
     pub fn text(&self) -> String {
         self.name.replace('_', " ")
     }
+    /// The inverse label in words (`is launched by of`), embedded too: a traversal that follows an edge
+    /// backwards compares the query with what the edge means in that direction.
+    pub fn inverse_text(&self) -> String {
+        self.inverse_name().replace('_', " ")
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -91,6 +96,10 @@ pub struct Relation {
     pub object: EntityId,
     pub document: DocId,
     pub source: RelationSource,
+    /// The chunk that states the relation (none for front matter and infoboxes, which are metadata).
+    pub chunk: Option<ChunkId>,
+    /// The sentence that states it, a span of the document text.
+    pub evidence: Option<Span>,
 }
 
 /// The structured corpus. Entity `i` for `i < documents.len()` is the page of document `i`.
@@ -192,6 +201,13 @@ impl Corpus {
                 && in_range(relation.relation_type, self.relation_types.len())
                 && in_range(relation.document, documents);
             ensure(valid, "a relation between missing entities")?;
+            ensure(
+                relation
+                    .chunk
+                    .is_none_or(|c| in_range(c, chunks) && self.chunks[c as usize].document == relation.document)
+                    && relation.evidence.is_none_or(|span| span_fits(relation.document, span)),
+                "a relation stated outside its document",
+            )?;
         }
         Ok(())
     }

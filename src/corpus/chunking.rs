@@ -128,7 +128,14 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
     pieces.into_iter().map(|(s, e, t)| (Span::new(base + s, base + e), t)).collect()
 }
 
-/// Longest word-aligned prefixes within `budget`, found by binary search over word boundaries.
+/// WordPiece turns a word of up to 100 characters (400 bytes) into at least one token and anything longer
+/// into one unknown token. Pieces are searched within this many bytes per token of budget: a longer span
+/// could only fit by being mostly unknown tokens, and cutting it shorter keeps every piece within budget.
+const MAX_BYTES_PER_TOKEN: usize = 400;
+
+/// Longest word-aligned prefixes within `budget`. Each cut is found by a galloping search over the word
+/// boundaries within reach of the previous cut, so a piece costs tokenizer work in proportion to its own
+/// length (times a logarithm) and a sentence of any length is split in linear time.
 fn split_by_words(
     block: &str,
     start: usize,
@@ -141,16 +148,21 @@ fn split_by_words(
     bounds.dedup();
     let mut pieces = Vec::new();
     let mut from = 0usize;
+    let mut first = 0usize; // index of the first bound after `from`
     while from < sentence.len() {
-        let candidates: Vec<usize> = bounds.iter().copied().filter(|&b| b > from).collect();
-        let fits = |b: usize| counter.count_tokens(&sentence[from..b]) <= budget;
-        let (mut lo, mut hi) = (0usize, candidates.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if fits(candidates[mid]) { lo = mid + 1 } else { hi = mid }
+        while bounds[first] <= from {
+            first += 1;
         }
+        let reach = from.saturating_add(budget.saturating_mul(MAX_BYTES_PER_TOKEN));
+        let candidates = &bounds[first..];
+        let candidates = &candidates[..candidates.partition_point(|&b| b <= reach)];
+        let fitting =
+            fitting_prefix(candidates.len(), |i| counter.count_tokens(&sentence[from..candidates[i]]) <= budget);
         // A single word above the budget (no whitespace for hundreds of pieces) is cut at a char boundary.
-        let cut = if lo == 0 { char_cut(sentence, from, candidates[0], counter, budget) } else { candidates[lo - 1] };
+        let cut = match fitting {
+            0 => char_cut(sentence, from, bounds[first].min(reach), counter, budget),
+            _ => candidates[fitting - 1],
+        };
         let piece = &sentence[from..cut];
         let leading = piece.len() - piece.trim_start().len();
         let trailing = piece.len() - piece.trim_end().len();
@@ -162,14 +174,41 @@ fn split_by_words(
     pieces
 }
 
+/// The longest prefix of `sentence[from..limit]` within `budget`, cut at a char boundary (at least one char).
 fn char_cut(sentence: &str, from: usize, limit: usize, counter: &dyn TokenCounter, budget: usize) -> usize {
-    let boundaries: Vec<usize> = sentence[from..limit].char_indices().map(|(i, c)| from + i + c.len_utf8()).collect();
-    let (mut lo, mut hi) = (0usize, boundaries.len());
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if counter.count_tokens(&sentence[from..boundaries[mid]]) <= budget { lo = mid + 1 } else { hi = mid }
+    let floor = |mut at: usize| {
+        while !sentence.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let fitting =
+        fitting_prefix(limit - from, |i| counter.count_tokens(&sentence[from..floor(from + i + 1)]) <= budget);
+    let cut = floor(from + fitting);
+    if cut > from { cut } else { from + sentence[from..].chars().next().map_or(1, char::len_utf8) }
+}
+
+/// How many leading candidates `0..len` satisfy `fits`, which holds for a prefix of them. Gallops (1, 2, 4,
+/// … candidates) before bisecting, so no candidate much beyond the answer is ever tried: with a tokenizer
+/// behind `fits`, the work stays proportional to the answer, not to the whole candidate list.
+fn fitting_prefix(len: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, len); // candidates below `lo` fit; from `hi` on they do not
+    let mut step = 1usize;
+    while lo + step <= len {
+        let probe = lo + step - 1;
+        if fits(probe) {
+            lo = probe + 1;
+            step *= 2;
+        } else {
+            hi = probe;
+            break;
+        }
     }
-    boundaries[lo.saturating_sub(1)]
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid + 1 } else { hi = mid }
+    }
+    lo
 }
 
 #[cfg(test)]
@@ -229,5 +268,49 @@ pub(crate) mod tests {
         }
         let rejoined: String = chunks.join(" ");
         assert!(rejoined.contains("Then w1") && rejoined.contains("w29"));
+    }
+
+    /// Counts the bytes every call is asked to tokenize, so the cost of chunking is measured without a clock.
+    struct MeteredCounter {
+        bytes: std::cell::Cell<usize>,
+    }
+    impl TokenCounter for MeteredCounter {
+        /// Like BERT's pre-tokenizer: every punctuation mark and every run of letters and digits is a token.
+        fn count_tokens(&self, text: &str) -> usize {
+            self.bytes.set(self.bytes.get() + text.len());
+            let punctuation = text.chars().filter(char::is_ascii_punctuation).count();
+            punctuation + text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).count()
+        }
+    }
+
+    fn bytes_tokenized(text: &str) -> (usize, Vec<PlannedChunk>) {
+        let doc = doc_of(&[(text, BlockKind::Paragraph)]);
+        let blocks: Vec<&TextBlock> = doc.blocks.iter().collect();
+        let counter = MeteredCounter { bytes: std::cell::Cell::new(0) };
+        let chunks = chunk_blocks(&doc, &blocks, &counter, &ChunkLimits { target_tokens: 128, max_tokens: 256 });
+        let tokenized = counter.bytes.get();
+        for chunk in &chunks {
+            assert!(counter.count_tokens(doc.slice(chunk.span)) <= 254);
+        }
+        (tokenized, chunks)
+    }
+
+    #[test]
+    fn a_paragraph_without_sentence_ends_is_split_in_linear_time() {
+        let words: Vec<String> = (0..1_000_000).map(|i| format!("w{}", i % 997)).collect();
+        let text = words.join(" ");
+        let (tokenized, chunks) = bytes_tokenized(&text);
+        assert!(chunks.len() > 1_000_000 / 254, "{} chunks", chunks.len());
+        assert!(tokenized < 40 * text.len(), "{tokenized} bytes tokenized for {} bytes of text", text.len());
+    }
+
+    #[test]
+    fn an_unbroken_word_is_split_in_linear_time() {
+        // `a.a.a…` is one word to Unicode segmentation but a token per letter and per dot to BERT.
+        let text = "a.".repeat(500_000) + "a";
+        let (tokenized, chunks) = bytes_tokenized(&text);
+        assert!(chunks.len() >= 1_000_000 / 254, "{} chunks", chunks.len());
+        assert_eq!(chunks.iter().map(|c| c.span.len()).sum::<usize>(), text.len());
+        assert!(tokenized < 40 * text.len(), "{tokenized} bytes tokenized for {} bytes of text", text.len());
     }
 }

@@ -8,9 +8,11 @@ use aho_corasick::{AhoCorasickBuilder, MatchKind};
 use percent_encoding::percent_decode_str;
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::build::{Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId};
-use super::document::{Document, LinkKind, Span, title_from_file_name};
-use crate::index::analyzer::is_stop_word;
+use super::build::{
+    ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
+};
+use super::document::{Document, LinkKind, RelationOrigin, Span, title_from_file_name};
+use crate::index::analyzer::{Analyzer, is_stop_word};
 
 /// Titles too generic to count as a mention when they appear unlinked.
 #[rustfmt::skip]
@@ -23,14 +25,43 @@ const TITLE_STOP_LIST: &[&str] = &[
 /// All entities, with the keys that resolve a link target or a name to one of them.
 pub struct EntityTable {
     entities: Vec<Entity>,
-    keys: HashMap<String, EntityId>,
+    /// Name keys; `None` where two documents claim the same key, so an ambiguous name resolves to neither
+    /// instead of to whichever came first.
+    keys: HashMap<String, Option<EntityId>>,
+    /// Document paths, with and without their extension, for links that are relative paths.
+    paths: HashMap<String, Option<EntityId>>,
     documents: usize,
+}
+
+/// Records `key` for `id`, marking it ambiguous when another entity already holds it.
+fn claim(keys: &mut HashMap<String, Option<EntityId>>, key: String, id: EntityId) {
+    keys.entry(key)
+        .and_modify(|owner| {
+            if *owner != Some(id) {
+                *owner = None
+            }
+        })
+        .or_insert(Some(id));
+}
+
+/// `notes/a.md` → `notes/a`: links often leave the extension out.
+fn without_extension(path: &str) -> &str {
+    let file_start = path.rfind('/').map_or(0, |slash| slash + 1);
+    match path[file_start..].rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() && extension.len() <= 5 => &path[..file_start + stem.len()],
+        _ => path,
+    }
 }
 
 impl EntityTable {
     /// One entity per document, named by its title (made unique: `Title (source)` on a clash).
     pub fn for_documents(documents: &[Document]) -> Self {
-        let mut table = EntityTable { entities: Vec::new(), keys: HashMap::new(), documents: documents.len() };
+        let mut table = EntityTable {
+            entities: Vec::new(),
+            keys: HashMap::new(),
+            paths: HashMap::new(),
+            documents: documents.len(),
+        };
         let mut names: HashSet<String> = HashSet::new();
         for (id, doc) in documents.iter().enumerate() {
             let mut name = doc.title.clone();
@@ -46,7 +77,12 @@ impl EntityTable {
             keys.extend(doc.aliases.iter().cloned());
             keys.extend(record_id);
             for key in keys {
-                table.keys.entry(normalize_key(&key)).or_insert(id as EntityId);
+                claim(&mut table.keys, normalize_key(&key), id as EntityId);
+            }
+            let file = doc.source.split_once('#').map_or(doc.source.as_str(), |(file, _)| file);
+            if file == doc.source {
+                claim(&mut table.paths, file.to_string(), id as EntityId);
+                claim(&mut table.paths, without_extension(file).to_string(), id as EntityId);
             }
         }
         table
@@ -60,24 +96,32 @@ impl EntityTable {
         self.entities
     }
 
-    /// The document a link target points at, if any.
-    pub fn resolve(&self, target: &str) -> Option<EntityId> {
-        link_candidates(target).iter().find_map(|candidate| self.keys.get(&normalize_key(candidate)).copied())
+    /// The document a link target in document `from` points at, if any: a path link resolves against
+    /// `from`'s folder first, then any link by an unambiguous title, alias or file name.
+    pub fn resolve(&self, from: &str, target: &str, kind: LinkKind) -> Option<EntityId> {
+        let by_path = (kind != LinkKind::Wiki)
+            .then(|| super::path::resolve_relative(from, target))
+            .flatten()
+            .and_then(|path| self.paths.get(&path).or_else(|| self.paths.get(without_extension(&path))).copied());
+        if let Some(found) = by_path {
+            return found;
+        }
+        link_candidates(target).iter().find_map(|candidate| self.keys.get(&normalize_key(candidate)).copied().flatten())
     }
 
-    /// The entity a link names: a document, or an external entity created on first sight.
-    pub fn resolve_or_external(&mut self, target: &str, kind: LinkKind, anchor: &str) -> Option<EntityId> {
-        if let Some(id) = self.resolve(target) {
+    /// The entity a link in document `from` names: a document, or an external entity created on first sight.
+    pub fn resolve_or_external(&mut self, from: &str, target: &str, kind: LinkKind, anchor: &str) -> Option<EntityId> {
+        if let Some(id) = self.resolve(from, target, kind) {
             return Some(id);
         }
         let name = external_name(target, kind, anchor)?;
         let key = normalize_key(&name);
-        if let Some(id) = self.keys.get(&key) {
-            return Some(*id);
+        if let Some(&Some(id)) = self.keys.get(&key) {
+            return Some(id);
         }
         let id = self.entities.len() as EntityId;
         self.entities.push(Entity { name, document: None });
-        self.keys.insert(key, id);
+        self.keys.insert(key, Some(id));
         Some(id)
     }
 
@@ -162,7 +206,8 @@ pub fn link_mentions(corpus: &mut Corpus, table: &mut EntityTable) {
     let mut mentions = Vec::new();
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
         for link in &doc.links {
-            let Some(entity) = table.resolve_or_external(&link.target, link.kind, doc.slice(link.span)) else {
+            let Some(entity) = table.resolve_or_external(&doc.source, &link.target, link.kind, doc.slice(link.span))
+            else {
                 continue;
             };
             if let Some(chunk) = chunk_containing(corpus, doc_id as DocId, link.span) {
@@ -181,9 +226,8 @@ pub fn dictionary_mentions(corpus: &mut Corpus, table: &EntityTable) {
     }
     // A dictionary beyond the automaton's size limits yields no unlinked mentions rather than a failure.
     let Ok(matcher) = AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
-        .build(patterns.iter().map(|(p, _)| p))
+        .build(patterns.iter().map(|(p, _)| caseless::default_case_fold_str(p)))
     else {
         return;
     };
@@ -193,11 +237,12 @@ pub fn dictionary_mentions(corpus: &mut Corpus, table: &EntityTable) {
     }
     let mut found = Vec::new();
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
-        for hit in matcher.find_iter(&doc.text) {
-            if !is_whole_word(&doc.text, hit.start(), hit.end()) {
+        let folded = CaseFolded::new(&doc.text);
+        for hit in matcher.find_iter(&folded.text) {
+            let Some(span) = folded.original_span(hit.start(), hit.end()) else { continue };
+            if !is_whole_word(&doc.text, span.start as usize, span.end as usize) {
                 continue;
             }
-            let span = Span::new(hit.start(), hit.end());
             let Some(chunk) = chunk_containing(corpus, doc_id as DocId, span) else { continue };
             let inside_link = link_spans.get(&chunk).is_some_and(|spans| spans.iter().any(|s| s.overlaps(span)));
             if !inside_link {
@@ -206,6 +251,39 @@ pub fn dictionary_mentions(corpus: &mut Corpus, table: &EntityTable) {
         }
     }
     corpus.mentions.extend(found);
+}
+
+/// A text under Unicode default case folding (`Straße` and `STRASSE` fold alike), with the way back to
+/// byte offsets of the original: folding changes lengths, so matches are found in the folded text and
+/// reported as spans of the original.
+struct CaseFolded {
+    text: String,
+    /// For every byte of `text`, the offset of the original char it came from; one more entry at the end.
+    origin: Vec<u32>,
+}
+
+impl CaseFolded {
+    fn new(original: &str) -> Self {
+        use caseless::Caseless;
+        let mut text = String::with_capacity(original.len());
+        let mut origin = Vec::with_capacity(original.len() + 1);
+        for (offset, ch) in original.char_indices() {
+            for folded in std::iter::once(ch).default_case_fold() {
+                text.push(folded);
+                origin.resize(text.len(), offset as u32);
+            }
+        }
+        origin.push(original.len() as u32);
+        Self { text, origin }
+    }
+
+    /// The original span of `text[start..end]`, or `None` when a boundary falls inside the folding of one
+    /// original char (`ss` matching half of `ß`'s `ss`).
+    fn original_span(&self, start: usize, end: usize) -> Option<Span> {
+        let starts_char = start == 0 || self.origin[start] != self.origin[start - 1];
+        let ends_char = end == self.text.len() || self.origin[end] != self.origin[end - 1];
+        (starts_char && ends_char).then(|| Span::new(self.origin[start] as usize, self.origin[end] as usize))
+    }
 }
 
 fn is_whole_word(text: &str, start: usize, end: usize) -> bool {
@@ -220,6 +298,15 @@ pub fn relation_type_name(label: &str) -> String {
     mapped.split('_').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("_")
 }
 
+/// Where a relation is stated: its document and, for relations read from running text, the chunk and
+/// the sentence.
+#[derive(Clone, Copy)]
+struct Provenance {
+    document: DocId,
+    chunk: Option<ChunkId>,
+    evidence: Option<Span>,
+}
+
 struct RelationSink {
     types: HashMap<String, RelationTypeId>,
     relation_types: Vec<RelationType>,
@@ -228,8 +315,14 @@ struct RelationSink {
 }
 
 impl RelationSink {
-    fn add(&mut self, subject: EntityId, label: &str, object: EntityId, document: DocId, source: RelationSource) {
-        let name = relation_type_name(label);
+    fn add(
+        &mut self,
+        subject: EntityId,
+        name: String,
+        object: EntityId,
+        provenance: Provenance,
+        source: RelationSource,
+    ) {
         if name.is_empty() || subject == object {
             return;
         }
@@ -239,7 +332,8 @@ impl RelationSink {
             next_id
         });
         if self.seen.insert((subject, relation_type, object)) {
-            self.relations.push(Relation { subject, relation_type, object, document, source });
+            let Provenance { document, chunk, evidence } = provenance;
+            self.relations.push(Relation { subject, relation_type, object, document, source, chunk, evidence });
         }
     }
 }
@@ -249,17 +343,13 @@ pub fn extract_relations(corpus: &mut Corpus, table: &mut EntityTable) {
         RelationSink { types: HashMap::new(), relation_types: Vec::new(), relations: Vec::new(), seen: HashSet::new() };
     for (doc_id, doc) in corpus.documents.iter().enumerate() {
         for declared in &doc.declared_relations {
-            let kind = if declared.origin == super::document::RelationOrigin::FrontMatter {
-                LinkKind::Wiki
-            } else {
-                LinkKind::Html
+            let (kind, source) = match declared.origin {
+                RelationOrigin::FrontMatter => (LinkKind::Wiki, RelationSource::FrontMatter),
+                RelationOrigin::Infobox => (LinkKind::Html, RelationSource::Infobox),
             };
-            if let Some(object) = table.resolve_or_external(&declared.target, kind, &declared.target) {
-                let source = match declared.origin {
-                    super::document::RelationOrigin::FrontMatter => RelationSource::FrontMatter,
-                    super::document::RelationOrigin::Infobox => RelationSource::Infobox,
-                };
-                sink.add(doc_id as EntityId, &declared.label, object, doc_id as DocId, source);
+            if let Some(object) = table.resolve_or_external(&doc.source, &declared.target, kind, &declared.target) {
+                let provenance = Provenance { document: doc_id as DocId, chunk: None, evidence: None };
+                sink.add(doc_id as EntityId, relation_type_name(&declared.label), object, provenance, source);
             }
         }
     }
@@ -267,44 +357,137 @@ pub fn extract_relations(corpus: &mut Corpus, table: &mut EntityTable) {
         let chunk = &corpus.chunks[mention.chunk as usize];
         if let Some(section) = chunk.section {
             let title = &corpus.sections[section as usize].title;
-            sink.add(chunk.document, title, mention.entity, chunk.document, RelationSource::Section);
+            let sentences = Sentences::of(corpus, mention.chunk);
+            let provenance = Provenance {
+                document: chunk.document,
+                chunk: Some(mention.chunk),
+                evidence: Some(sentences.around(mention.span.start)),
+            };
+            sink.add(chunk.document, relation_type_name(title), mention.entity, provenance, RelationSource::Section);
         }
     }
-    phrase_relations(corpus, &mut sink);
+    for (candidate, name) in phrase_vocabulary(phrase_candidates(corpus), corpus.settings.max_phrase_relation_types) {
+        sink.add(candidate.subject, name, candidate.object, candidate.provenance, RelationSource::Phrase);
+    }
     corpus.relation_types = sink.relation_types;
     corpus.relations = sink.relations;
 }
 
+/// The sentences of one chunk, as byte offsets of the document text.
+struct Sentences {
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl Sentences {
+    fn of(corpus: &Corpus, chunk: ChunkId) -> Self {
+        let chunk = &corpus.chunks[chunk as usize];
+        let text = corpus.documents[chunk.document as usize].slice(chunk.span);
+        let base = chunk.span.start as usize;
+        let (starts, ends) = text
+            .split_sentence_bound_indices()
+            .map(|(offset, sentence)| {
+                let leading = sentence.len() - sentence.trim_start().len();
+                (base + offset + leading, base + offset + sentence.trim_end().len())
+            })
+            .unzip();
+        Self { starts, ends }
+    }
+
+    fn index_of(&self, position: u32) -> usize {
+        self.ends.partition_point(|end| *end <= position as usize).min(self.ends.len().saturating_sub(1))
+    }
+
+    /// The sentence holding the byte at `position`.
+    fn around(&self, position: u32) -> Span {
+        let index = self.index_of(position);
+        Span::new(self.starts[index], self.ends[index].max(self.starts[index]))
+    }
+}
+
+/// Two mentions joined by a short phrase in one sentence: `A <phrase> B`.
+struct PhraseCandidate {
+    subject: EntityId,
+    object: EntityId,
+    /// Stemmed content words: `launched by`, `launches` and `was launched by the` group together.
+    key: String,
+    /// The phrase's content words as written (lowercased), for the type's name.
+    surface: String,
+    provenance: Provenance,
+}
+
 /// `A <phrase> B` within one sentence, the phrase at most `max_relation_phrase_words` words with at least
-/// one content word, becomes the relation `A phrase B`.
-fn phrase_relations(corpus: &Corpus, sink: &mut RelationSink) {
+/// one content word.
+fn phrase_candidates(corpus: &Corpus) -> Vec<PhraseCandidate> {
     let max_words = corpus.settings.max_relation_phrase_words;
+    let analyzer = Analyzer::default();
+    let mut candidates = Vec::new();
     for mentions in corpus.mentions.chunk_by(|a, b| a.chunk == b.chunk) {
         let chunk = &corpus.chunks[mentions[0].chunk as usize];
         let doc = &corpus.documents[chunk.document as usize];
-        let sentence_ends: Vec<usize> = doc
-            .slice(chunk.span)
-            .split_sentence_bound_indices()
-            .map(|(offset, s)| chunk.span.start as usize + offset + s.len())
-            .collect();
-        let sentence_of = |pos: u32| sentence_ends.partition_point(|end| *end <= pos as usize);
+        let sentences = Sentences::of(corpus, mentions[0].chunk);
         for pair in mentions.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             if a.entity == b.entity
                 || a.span.end > b.span.start
-                || sentence_of(a.span.start) != sentence_of(b.span.start)
+                || sentences.index_of(a.span.start) != sentences.index_of(b.span.start)
             {
                 continue;
             }
             let between = &doc.text[a.span.end as usize..b.span.start as usize];
-            let words: Vec<&str> = between.unicode_words().collect();
-            let meaningful = words.iter().any(|w| !is_stop_word(&w.to_lowercase()));
-            if !words.is_empty() && words.len() <= max_words && meaningful && !between.contains(['(', ')', ';']) {
-                sink.add(a.entity, &words.join(" "), b.entity, chunk.document, RelationSource::Phrase);
+            let words: Vec<String> = between.unicode_words().map(str::to_lowercase).collect();
+            let content: Vec<&str> = words.iter().map(String::as_str).filter(|w| !is_stop_word(w)).collect();
+            if content.is_empty() || words.len() > max_words || between.contains(['(', ')', ';']) {
+                continue;
             }
+            candidates.push(PhraseCandidate {
+                subject: a.entity,
+                object: b.entity,
+                key: analyzer.terms(between).join(" "),
+                surface: content.join("_"),
+                provenance: Provenance {
+                    document: chunk.document,
+                    chunk: Some(mentions[0].chunk),
+                    evidence: Some(sentences.around(a.span.start)),
+                },
+            });
         }
     }
+    candidates
 }
+
+/// Phrase relations need a vocabulary, not one type per wording: phrases group by stemmed content words,
+/// each group is named by its most frequent wording, and only groups seen at least twice, at most
+/// `max_types` of the most frequent, keep their own type; the others become `related_to`.
+fn phrase_vocabulary(candidates: Vec<PhraseCandidate>, max_types: usize) -> Vec<(PhraseCandidate, String)> {
+    let mut wordings: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+    for candidate in &candidates {
+        *wordings.entry(&candidate.key).or_default().entry(&candidate.surface).or_default() += 1;
+    }
+    let mut groups: Vec<(&str, usize, &str)> = wordings
+        .iter()
+        .map(|(key, surfaces)| {
+            let total = surfaces.values().sum();
+            let (name, _) =
+                surfaces.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).expect("a group has a wording");
+            (*key, total, *name)
+        })
+        .filter(|(_, total, _)| *total >= 2)
+        .collect();
+    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let names: HashMap<String, String> =
+        groups.into_iter().take(max_types).map(|(key, _, name)| (key.to_string(), relation_type_name(name))).collect();
+    candidates
+        .into_iter()
+        .map(|candidate| {
+            let name = names.get(&candidate.key).cloned().unwrap_or_else(|| GENERIC_RELATION.to_string());
+            (candidate, name)
+        })
+        .collect()
+}
+
+/// The type of a phrase relation whose wording is too rare to be a type of its own.
+pub const GENERIC_RELATION: &str = "related_to";
 
 #[cfg(test)]
 mod tests {
@@ -334,6 +517,22 @@ mod tests {
         assert_eq!(relation_type_name("Launched by"), "launched_by");
         assert_eq!(relation_type_name("  Tours / Concerts "), "tours_concerts");
         assert_eq!(RelationType { name: "tours".into() }.inverse_name(), "is_tours_of");
+    }
+
+    #[test]
+    fn case_folding_maps_matches_back_to_the_original() {
+        let folded = CaseFolded::new("Die STRASSE, die Straße, ÉCOLE.");
+        let hits: Vec<&str> = folded
+            .text
+            .match_indices("strasse")
+            .filter_map(|(at, m)| folded.original_span(at, at + m.len()))
+            .map(|span| &"Die STRASSE, die Straße, ÉCOLE."[span.range()])
+            .collect();
+        assert_eq!(hits, vec!["STRASSE", "Straße"]);
+        let at = folded.text.find("école").unwrap();
+        assert_eq!(folded.original_span(at, at + "école".len()), Some(Span::new(26, 32)));
+        let half = folded.text.rfind("ss").unwrap();
+        assert_eq!(folded.original_span(half, half + 1), None);
     }
 
     #[test]

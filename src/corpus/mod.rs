@@ -9,6 +9,7 @@ mod entities;
 mod html;
 mod jsonl;
 mod markdown;
+pub mod path;
 mod pdf;
 mod table;
 mod text;
@@ -26,13 +27,15 @@ use std::fmt;
 /// One input file as the user supplied it.
 #[derive(Clone, Debug)]
 pub struct SourceFile {
+    /// A normalised relative path (or absolute where nothing better is known).
     pub path: String,
     pub bytes: Vec<u8>,
 }
 
 impl SourceFile {
-    pub fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        Self { path: path.into(), bytes: bytes.into() }
+    /// `path` is normalised ([`path::normalize`]): it is the document's identity.
+    pub fn new(path: impl AsRef<str>, bytes: impl Into<Vec<u8>>) -> Self {
+        Self { path: path::normalize(path.as_ref()), bytes: bytes.into() }
     }
 }
 
@@ -47,6 +50,9 @@ pub struct CorpusSettings {
     pub min_mention_chars: usize,
     /// Largest phrase, in words, that links two mentions in one sentence into a relation.
     pub max_relation_phrase_words: usize,
+    /// Connecting phrases are grouped by their stemmed content words; the most frequent groups (seen at
+    /// least twice) up to this many become relation types, the rest `related_to`.
+    pub max_phrase_relation_types: usize,
     /// Files larger than this are refused with an error instead of exhausting memory.
     pub max_file_bytes: usize,
 }
@@ -58,6 +64,7 @@ impl Default for CorpusSettings {
             chunk_max_tokens: 256,
             min_mention_chars: 4,
             max_relation_phrase_words: 8,
+            max_phrase_relation_types: 256,
             max_file_bytes: 64 * 1024 * 1024,
         }
     }

@@ -12,15 +12,14 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<(), String> 
 
 fn extract_pages(bytes: &[u8]) -> Result<Vec<String>, String> {
     let extract = || pdf_extract::extract_text_from_mem_by_pages(bytes).map_err(|e| format!("unreadable PDF: {e}"));
-    // pdf-extract panics on some malformed files instead of returning an error; natively the panic is
-    // contained so one bad PDF cannot take the others down.
+    // pdf-extract panics on some malformed files instead of returning an error. Natively the unwind is
+    // caught here, so one bad PDF cannot take the others down; the process-wide panic hook is left alone
+    // (swapping it would race with every other thread). In the browser a panic aborts the module: there,
+    // containment needs parsing in a worker whose loss the page survives.
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let previous_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
-        let outcome = std::panic::catch_unwind(extract);
-        std::panic::set_hook(previous_hook);
-        outcome.unwrap_or_else(|_| Err("unreadable PDF: the file is malformed".into()))
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(extract))
+            .unwrap_or_else(|_| Err("unreadable PDF: the file is malformed".into()))
     }
     #[cfg(target_arch = "wasm32")]
     {

@@ -4,6 +4,7 @@
 //! changed) and how it is saved to and loaded from one snapshot file.
 
 mod snapshot;
+mod workspace;
 
 use std::collections::HashMap;
 
@@ -16,6 +17,7 @@ use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
+pub use workspace::{ChunkView, UpdateError, plan_update};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IndexSettings {
@@ -51,10 +53,13 @@ impl EmbeddingStore {
         Self { vectors: QuantizedVectors::new(dimension), ..Self::default() }
     }
 
-    fn push(&mut self, key: TextKey, vector: &[f32]) {
-        self.vectors.push(vector);
+    fn push(&mut self, key: TextKey, vector: &[f32]) -> Result<(), EmbedError> {
+        self.vectors
+            .push(vector)
+            .map_err(|mismatch| EmbedError::Dimension { expected: mismatch.expected, actual: mismatch.actual })?;
         self.keys.push(key);
         self.rows.insert(key, self.keys.len() as u32 - 1);
+        Ok(())
     }
 
     fn reindex(&mut self) {
@@ -87,6 +92,8 @@ pub struct NodeRows {
     pub chunks: Vec<u32>,
     pub entities: Vec<u32>,
     pub relation_types: Vec<u32>,
+    /// The inverse of each relation type (`is_<type>_of`), which a traversal against the edge follows.
+    pub inverse_relation_types: Vec<u32>,
 }
 
 /// Counts that describe an indexed corpus, as the CLI and the app show them.
@@ -120,14 +127,15 @@ pub struct IndexedCorpus {
 }
 
 /// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
-/// entities, relation types.
-pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 5] {
+/// entities, relation types and their inverses.
+pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 6] {
     [
         (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
         corpus.sections.iter().map(|s| s.uri.clone()).collect(),
         (0..corpus.chunks.len()).map(|c| corpus.chunk_search_text(c as u32)).collect(),
         corpus.entities.iter().map(|e| e.name.clone()).collect(),
         corpus.relation_types.iter().map(|t| t.text()).collect(),
+        corpus.relation_types.iter().map(|t| t.inverse_text()).collect(),
     ]
 }
 
@@ -137,7 +145,7 @@ pub struct IndexBuilder {
     settings: IndexSettings,
     corpus: Corpus,
     model: ModelIdentity,
-    texts: [Vec<String>; 5],
+    texts: [Vec<String>; 6],
     store: EmbeddingStore,
     /// Distinct texts with no vector yet, in first-seen order.
     pending: Vec<String>,
@@ -168,11 +176,8 @@ impl IndexBuilder {
                 continue;
             }
             match reusable.and_then(|p| p.rows.get(&key).map(|&row| (p, row))) {
-                Some((previous, row)) => {
-                    store.push(key, &previous.vectors.get(row));
-                    reused += 1;
-                }
-                None => {
+                Some((previous, row)) if store.push(key, &previous.vectors.get(row)).is_ok() => reused += 1,
+                _ => {
                     queued.insert(key);
                     pending.push(text.clone());
                 }
@@ -213,7 +218,7 @@ impl IndexBuilder {
         let batch: Vec<&str> = self.pending[self.embedded..end].iter().map(String::as_str).collect();
         let vectors = embedder.embed(&batch)?;
         for (text, vector) in batch.iter().zip(vectors) {
-            self.store.push(text_key(text), &vector);
+            self.store.push(text_key(text), &vector)?;
         }
         let done = end - self.embedded;
         self.embedded = end;
@@ -278,7 +283,7 @@ impl IndexBuilder {
         }
         let vectors = vectors.into_inner().unwrap_or_else(|e| e.into_inner());
         for (text, vector) in self.pending[self.embedded..].iter().zip(vectors) {
-            self.store.push(text_key(text), &vector);
+            self.store.push(text_key(text), &vector)?;
         }
         self.embedded = self.pending.len();
         Ok(())
@@ -288,9 +293,9 @@ impl IndexBuilder {
     pub fn finish(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
-        let [pages, sections, chunks, entities, relation_types] =
+        let [pages, sections, chunks, entities, relation_types, inverse_relation_types] =
             self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
-        let rows = NodeRows { pages, sections, chunks, entities, relation_types };
+        let rows = NodeRows { pages, sections, chunks, entities, relation_types, inverse_relation_types };
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
         let graph = KnowledgeGraph::build(&self.corpus);
@@ -307,20 +312,29 @@ impl IndexBuilder {
     }
 }
 
-/// Whether `name` designates the document `source`: the same path, or the file of a JSONL record `name#id`.
-pub fn names_source(name: &str, source: &str) -> bool {
-    source == name || source.strip_prefix(name).is_some_and(|rest| rest.starts_with('#'))
+/// Sources to remove, matched exactly or as the file of a JSONL record (`file.jsonl` removes `file.jsonl#id`).
+struct Removal<'a>(std::collections::HashSet<&'a str>);
+
+impl<'a> Removal<'a> {
+    fn new(removed: &'a [String]) -> Self {
+        Self(removed.iter().map(String::as_str).collect())
+    }
+
+    fn removes(&self, source: &str) -> bool {
+        self.0.contains(source) || source.match_indices('#').any(|(at, _)| self.0.contains(&source[..at]))
+    }
 }
 
 /// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
-/// dropped; removing `file.jsonl` drops every record `file.jsonl#id`.
+/// dropped; removing `file.jsonl` drops every record `file.jsonl#id`. Linear in the number of documents.
 pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
-    let is_removed = |source: &str| removed.iter().any(|r| names_source(r, source));
+    let removal = Removal::new(removed);
     let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
-    let mut merged: Vec<Document> = Vec::new();
-    for doc in current.iter().filter(|d| !is_removed(&d.source)) {
-        let replacement =
-            added.iter_mut().find(|a| a.as_ref().is_some_and(|a| a.source == doc.source)).and_then(Option::take);
+    let added_at: HashMap<String, usize> =
+        added.iter().enumerate().map(|(i, d)| (d.as_ref().map_or_else(String::new, |d| d.source.clone()), i)).collect();
+    let mut merged: Vec<Document> = Vec::with_capacity(current.len() + added.len());
+    for doc in current.iter().filter(|d| !removal.removes(&d.source)) {
+        let replacement = added_at.get(&doc.source).and_then(|&i| added[i].take());
         merged.push(replacement.unwrap_or_else(|| doc.clone()));
     }
     merged.extend(added.into_iter().flatten());

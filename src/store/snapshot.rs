@@ -1,6 +1,9 @@
 //! Snapshot file: `MAGIC` (8 bytes) | format version (u32 LE) | payload length (u64 LE) | blake3 of the
 //! payload (32 bytes) | payload (postcard). The knowledge graph is not stored: it is rebuilt from the
 //! stored corpus on load, in linear time, so the file cannot hold a graph that disagrees with its corpus.
+//! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
+//! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
+//! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/snapshot.rs`).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,10 +11,11 @@ use super::{EmbeddingStore, IndexSettings, IndexedCorpus, NodeRows};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
 use crate::graph::KnowledgeGraph;
-use crate::index::{Bm25Index, VectorIndex};
+use crate::index::Bm25Index;
+use crate::index::vectors::UncheckedVectorIndex;
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -24,6 +28,8 @@ pub enum SnapshotError {
     UnsupportedVersion { found: u32, supported: u32 },
     #[error("the snapshot is truncated: {actual} bytes where {expected} were expected")]
     Truncated { expected: u64, actual: u64 },
+    #[error("the snapshot has bytes after its contents: {actual} bytes where {expected} were expected")]
+    TrailingBytes { expected: u64, actual: u64 },
     #[error("the snapshot is corrupt: its checksum does not match its contents")]
     ChecksumMismatch,
     #[error("the snapshot could not be decoded: {0}")]
@@ -65,7 +71,7 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     Ok(out)
 }
 
-type OwnedBody = Body<Corpus, EmbeddingStore, NodeRows, VectorIndex, Bm25Index, IndexSettings, ModelIdentity>;
+type OwnedBody = Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity>;
 
 impl OwnedBody {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
@@ -83,51 +89,76 @@ impl OwnedBody {
             (&self.rows.chunks, corpus.chunks.len()),
             (&self.rows.entities, corpus.entities.len()),
             (&self.rows.relation_types, corpus.relation_types.len()),
+            (&self.rows.inverse_relation_types, corpus.relation_types.len()),
         ];
         for (rows, count) in expected {
             if rows.len() != count || rows.iter().any(|&r| r as usize >= vectors.len()) {
                 return Err("node embedding rows disagree with the corpus".into());
             }
         }
-        self.chunk_index.check(vectors.len(), vectors.dimension())?;
         self.bm25.check(corpus.chunks.len())
+    }
+
+    /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
+    fn into_index(self) -> Result<IndexedCorpus, String> {
+        self.check()?;
+        let chunk_index = self.chunk_index.validate(&self.rows.chunks, self.embeddings.vectors())?;
+        let mut embeddings = self.embeddings;
+        embeddings.reindex();
+        let graph = KnowledgeGraph::build(&self.corpus);
+        Ok(IndexedCorpus {
+            settings: self.settings,
+            model: self.model,
+            corpus: self.corpus,
+            embeddings,
+            rows: self.rows,
+            chunk_index,
+            bm25: self.bm25,
+            graph,
+        })
     }
 }
 
-pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
+/// The payload, once the header says it is one of ours, of this version, exactly as long as the file, and
+/// its checksum vouches for it.
+fn payload(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
     }
+    let actual = bytes.len() as u64;
     if bytes.len() < HEADER_LEN {
-        return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual: bytes.len() as u64 });
+        return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if version != FORMAT_VERSION {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
-    let length = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-    let expected = HEADER_LEN as u64 + length;
-    if (bytes.len() as u64) < expected {
-        return Err(SnapshotError::Truncated { expected, actual: bytes.len() as u64 });
+    // Saturating: a damaged length must give an error, not an overflow.
+    let expected = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes")).saturating_add(HEADER_LEN as u64);
+    if actual < expected {
+        return Err(SnapshotError::Truncated { expected, actual });
     }
-    let payload = &bytes[HEADER_LEN..expected as usize];
+    // Bytes past the stated length are no part of the snapshot; accepting them would let two different
+    // files load as one index, and hide a writer that appended where it should have replaced.
+    if actual > expected {
+        return Err(SnapshotError::TrailingBytes { expected, actual });
+    }
+    let payload = &bytes[HEADER_LEN..];
     if blake3::hash(payload).as_bytes() != &bytes[20..52] {
         return Err(SnapshotError::ChecksumMismatch);
     }
-    let body: OwnedBody = postcard::from_bytes(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    Ok(payload)
+}
+
+pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
+    let payload = payload(bytes)?;
+    let (body, rest) =
+        postcard::take_from_bytes::<OwnedBody>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    // The payload must be exactly one body: postcard on its own ignores what follows.
+    if !rest.is_empty() {
+        let actual = bytes.len() as u64;
+        return Err(SnapshotError::TrailingBytes { expected: actual - rest.len() as u64, actual });
+    }
     // The checksum catches accidents; this catches a payload that decodes but does not hang together.
-    body.check().map_err(SnapshotError::Inconsistent)?;
-    let mut embeddings = body.embeddings;
-    embeddings.reindex();
-    let graph = KnowledgeGraph::build(&body.corpus);
-    Ok(IndexedCorpus {
-        settings: body.settings,
-        model: body.model,
-        corpus: body.corpus,
-        embeddings,
-        rows: body.rows,
-        chunk_index: body.chunk_index,
-        bm25: body.bm25,
-        graph,
-    })
+    body.into_index().map_err(SnapshotError::Inconsistent)
 }

@@ -1,8 +1,11 @@
-// Embedding throughput of the wasm build in headless Chromium: node tests/browser/bench.mjs [count]
+// Embedding throughput of the wasm build in headless Chromium. The measuring mode is not in the product:
+// build it first with the `bench` feature into its own folder, then run
+//   trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count]
+import { resolve } from "node:path";
 import { serveDist, launchBrowser } from "./harness.mjs";
 
 const count = Number(process.argv[2] ?? 32);
-const server = await serveDist();
+const server = await serveDist(resolve(import.meta.dirname, "../../dist-bench"));
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
