@@ -1,7 +1,7 @@
 //! Ingest at growing sizes: parse and structure (sections, chunks, entities, relations; no embedding)
 //! 1, 10 and 50 MB of every format, with wall time and peak memory. Time per MB that grows with the size
 //! is a quadratic path showing up as a number.
-//! Run: cargo bench --bench ingest_scaling [-- SIZE_MB ...]   (default sizes 1 10 50)
+//! Run: cargo bench --bench ingest_scaling [-- SIZE_MB ... FORMAT ...]   (default: sizes 1 10 50, every format)
 //!
 //! Each case runs in a child process of this binary, so its peak resident memory (VmHWM) is its own. The
 //! inputs are generated deterministically: English-like sentences from a fixed vocabulary, with the
@@ -184,10 +184,12 @@ fn main() {
     }
     let sizes: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() { vec![1, 10, 50] } else { sizes };
+    let named: Vec<&str> = args.iter().map(String::as_str).filter(|a| FORMATS.contains(a)).collect();
+    let formats = if named.is_empty() { FORMATS.to_vec() } else { named };
     let me = std::env::current_exe().expect("this benchmark's path");
     println!("| format | MB | parse s | structure s | s per MB | documents | chunks | peak MiB |");
     println!("|---|---|---|---|---|---|---|---|");
-    for format in FORMATS {
+    for format in formats {
         for &size in &sizes {
             let out = Command::new(&me).args(["case", format, &size.to_string()]).output().expect("the case runs");
             let line = String::from_utf8_lossy(&out.stdout);

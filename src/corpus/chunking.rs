@@ -47,13 +47,15 @@ pub fn chunk_blocks(
     let target = limits.target_tokens.min(budget).max(1);
     let mut pieces = Vec::new();
     for block in blocks {
-        let tokens = counter.count_tokens(doc.slice(block.span));
         let mergeable = block.kind != BlockKind::TableRow;
-        if tokens <= budget {
-            pieces.push(Piece { span: block.span, page: block.page, tokens, mergeable });
-        } else {
-            for (span, tokens) in split_long(&doc.text, block.span, counter, target, budget) {
-                pieces.push(Piece { span, page: block.page, tokens, mergeable });
+        match count_within_reach(doc.slice(block.span), counter, budget) {
+            Some(tokens) if tokens <= budget => {
+                pieces.push(Piece { span: block.span, page: block.page, tokens, mergeable })
+            }
+            _ => {
+                for (span, tokens) in split_long(&doc.text, block.span, counter, target, budget) {
+                    pieces.push(Piece { span, page: block.page, tokens, mergeable });
+                }
             }
         }
     }
@@ -104,8 +106,7 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
             continue;
         }
         let end = offset + trimmed.len();
-        let tokens = counter.count_tokens(trimmed);
-        if tokens > budget {
+        let Some(tokens) = count_within_reach(trimmed, counter, budget).filter(|&tokens| tokens <= budget) else {
             if let Some(piece) = current.take() {
                 pieces.push(piece);
             }
@@ -113,7 +114,7 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
                 pieces.push((start, end, tokens));
             }
             continue;
-        }
+        };
         current = match current {
             Some((start, _, sum)) if sum + tokens <= target => Some((start, end, sum + tokens)),
             Some(piece) => {
@@ -132,6 +133,12 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
 /// into one unknown token. Pieces are searched within this many bytes per token of budget: a longer span
 /// could only fit by being mostly unknown tokens, and cutting it shorter keeps every piece within budget.
 const MAX_BYTES_PER_TOKEN: usize = 400;
+
+/// The token count of `text`, or `None` when it is too long to fit `budget` in any case worth counting:
+/// tokenizing megabytes at once costs gigabytes of encoding, and splitting never needs that count.
+fn count_within_reach(text: &str, counter: &dyn TokenCounter, budget: usize) -> Option<usize> {
+    (text.len() <= budget.saturating_mul(MAX_BYTES_PER_TOKEN)).then(|| counter.count_tokens(text))
+}
 
 /// Longest word-aligned prefixes within `budget`. Each cut is found by a galloping search over the word
 /// boundaries within reach of the previous cut, so a piece costs tokenizer work in proportion to its own

@@ -189,7 +189,11 @@ impl DocumentBuilder {
         self.text.truncate(trimmed_end);
         if trimmed_end == block.content_start {
             self.text.truncate(block.text_len_before);
-            self.links.retain(|link| (link.span.start as usize) < block.text_len_before);
+            // This block's links were recorded after every earlier one: they are a suffix of the list, and
+            // dropping them from the end keeps an empty block's cost independent of the document's links.
+            while self.links.last().is_some_and(|link| link.span.start as usize >= block.text_len_before) {
+                self.links.pop();
+            }
             return;
         }
         self.blocks.push(TextBlock {
@@ -382,6 +386,26 @@ mod tests {
         assert_eq!(doc.blocks.len(), 2);
         assert_eq!(doc.slice(doc.links[0].span), "Ulm");
         assert_eq!(doc.title, "a");
+    }
+
+    #[test]
+    fn an_empty_block_drops_only_its_own_links() {
+        let mut b = DocumentBuilder::new();
+        b.start_block(BlockKind::Paragraph);
+        b.start_link("a.md", LinkKind::Markdown);
+        b.push_text("kept");
+        b.end_link();
+        b.end_block();
+        for _ in 0..3 {
+            b.start_block(BlockKind::Paragraph);
+            b.start_link("b.md", LinkKind::Markdown);
+            b.push_text("   ");
+            b.end_link();
+            b.end_block();
+        }
+        let doc = b.finish("a.md".into(), [0; 16], Format::Markdown, Metadata::default(), "a");
+        assert_eq!(doc.links.iter().map(|l| l.target.as_str()).collect::<Vec<_>>(), vec!["a.md"]);
+        assert_eq!(doc.slice(doc.links[0].span), "kept");
     }
 
     #[test]
