@@ -47,6 +47,12 @@ fn adding_and_removing_documents_embeds_only_new_texts() {
     let counter = Counting { texts: Cell::new(0) };
     let first = build(parse(&common::demo_files()), None, &counter);
     assert_eq!(counter.texts.get(), first.embeddings.len(), "a fresh build embeds each distinct text once");
+    // Relation types are embedded in both directions (`orbits` and `is orbits of`).
+    assert!(!first.corpus.relation_types.is_empty());
+    for relation_type in &first.corpus.relation_types {
+        assert!(first.embeddings.row_of(&relation_type.inverse_text()).is_some(), "{}", relation_type.name);
+    }
+    assert_eq!(first.rows.inverse_relation_types.len(), first.corpus.relation_types.len());
 
     let saturn = SourceFile::new(
         "saturn.md",

@@ -55,6 +55,8 @@ pub fn now_ms() -> f64 {
     window().performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
 }
 
+/// A parameter of the page's URL; only the measuring build reads any (`?bench=embed`).
+#[cfg(feature = "bench")]
 pub fn query_parameter(name: &str) -> Option<String> {
     let search = window().location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)

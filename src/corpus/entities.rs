@@ -512,6 +512,36 @@ mod tests {
         assert_eq!(external_name("https://nasa.gov/", LinkKind::Markdown, "NASA").unwrap(), "NASA");
     }
 
+    fn candidate(key: &str, surface: &str) -> PhraseCandidate {
+        PhraseCandidate {
+            subject: 0,
+            object: 1,
+            key: key.into(),
+            surface: surface.into(),
+            provenance: Provenance { document: 0, chunk: None, evidence: None },
+        }
+    }
+
+    #[test]
+    fn phrase_types_are_a_capped_vocabulary_of_repeated_wordings() {
+        let candidates = [
+            candidate("launch", "launched"),
+            candidate("launch", "launches"),
+            candidate("launch", "launched"),
+            candidate("orbit", "orbits"),
+            candidate("orbit", "orbits"),
+            candidate("visit", "visited"),
+        ];
+        let names = |max_types| -> Vec<String> {
+            let candidates = candidates.iter().map(|c| candidate(&c.key, &c.surface)).collect();
+            phrase_vocabulary(candidates, max_types).into_iter().map(|(_, name)| name).collect()
+        };
+        // Wordings of one stem share the most frequent one's name; a wording seen once has no type of its own.
+        assert_eq!(names(10), ["launched", "launched", "launched", "orbits", "orbits", "related_to"]);
+        // Past the cap, the less frequent groups fall back to the generic type.
+        assert_eq!(names(1), ["launched", "launched", "launched", "related_to", "related_to", "related_to"]);
+    }
+
     #[test]
     fn relation_labels_normalise() {
         assert_eq!(relation_type_name("Launched by"), "launched_by");
