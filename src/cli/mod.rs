@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use quire::corpus::{self, Document, IngestReport, SourceFile};
 use quire::embed::MiniLmEmbedder;
 use quire::retrieve;
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_update};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -175,12 +175,14 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Inges
     let started = Instant::now();
     let (files, mut problems) = collect_files(paths);
     let bar = progress(files.len() as u64, "parsing");
+    let working_folder = std::env::current_dir().ok();
     let mut report = IngestReport::default();
     for path in &files {
         bar.set_message(path.display().to_string());
         match std::fs::read(path) {
             Ok(bytes) => {
-                let one = corpus::ingest(&[SourceFile::new(source_name(path), bytes)], settings);
+                let one =
+                    corpus::ingest(&[SourceFile::new(source_name(path, working_folder.as_deref()), bytes)], settings);
                 report.documents.extend(one.documents);
                 report.errors.extend(one.errors);
                 report.warnings.extend(one.warnings);
@@ -196,9 +198,9 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Inges
 
 /// A document's identity is its path relative to the working folder where it lies inside it, so
 /// `/home/me/notes/a.md` and `notes/a.md` (run from `/home/me`) name one document.
-fn source_name(path: &Path) -> String {
-    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
-    relative.unwrap_or_else(|| path.to_path_buf()).to_string_lossy().into_owned()
+fn source_name(path: &Path, working_folder: Option<&Path>) -> String {
+    let relative = working_folder.and_then(|folder| path.strip_prefix(folder).ok());
+    relative.unwrap_or(path).to_string_lossy().into_owned()
 }
 
 fn print_ingest_report(report: &IngestReport, problems: &[String], seconds: f64) {
@@ -230,9 +232,17 @@ fn apply_update(
     embedder: &MiniLmEmbedder,
     settings: Option<IndexSettings>,
 ) -> Result<IndexedCorpus, String> {
+    let identity = embedder_identity(embedder);
+    structure_and_embed(|| plan_update(previous, added, removed, embedder, identity, settings), embedder)
+}
+
+/// Runs the engine's plan (structure, find what needs embedding), timed, then embeds and finishes.
+fn structure_and_embed(
+    plan: impl FnOnce() -> Result<IndexBuilder, UpdateError>,
+    embedder: &MiniLmEmbedder,
+) -> Result<IndexedCorpus, String> {
     let started = Instant::now();
-    let builder = plan_update(previous, added, removed, embedder, embedder_identity(embedder), settings)
-        .map_err(|e| e.to_string())?;
+    let builder = plan().map_err(|e| e.to_string())?;
     println!("structured in {:.2}s", started.elapsed().as_secs_f64());
     embed_and_finish(builder, embedder)
 }
@@ -263,9 +273,6 @@ fn embedder_identity(embedder: &MiniLmEmbedder) -> quire::embed::ModelIdentity {
 fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool, settings: IndexSettings) -> CliResult {
     let embedder = load_embedder(model)?;
     let report = read_and_parse(paths, &settings.corpus);
-    if report.documents.is_empty() {
-        return Err(UpdateError::NothingToIndex.to_string());
-    }
     let previous = if fresh || !output.exists() {
         None
     } else {
@@ -277,12 +284,11 @@ fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool,
             }
         }
     };
-    // A fresh index of these paths: earlier documents of the output only lend their vectors.
-    let reusable = previous.map(|mut p| {
-        p.corpus.documents.clear();
-        p
-    });
-    let index = apply_update(reusable.as_ref(), report.documents, &[], &embedder, Some(settings))?;
+    let identity = embedder_identity(&embedder);
+    let index = structure_and_embed(
+        || plan_index(report.documents, previous.as_ref(), &embedder, identity, settings),
+        &embedder,
+    )?;
     save_snapshot(&index, output)
 }
 

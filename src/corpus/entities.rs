@@ -158,7 +158,8 @@ fn link_candidates(target: &str) -> Vec<String> {
     }
     let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
     let mut candidates = vec![path.to_string(), last.to_string()];
-    if let Some((stem, _)) = last.rsplit_once('.').filter(|(stem, ext)| !stem.is_empty() && ext.len() <= 5) {
+    let stem = without_extension(last);
+    if stem != last {
         candidates.push(stem.to_string());
     }
     candidates
@@ -181,12 +182,8 @@ fn external_name(target: &str, kind: LinkKind, anchor: &str) -> Option<String> {
     } else {
         let path = link_path(target);
         let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-        let decoded = percent_decode_str(last).decode_utf8_lossy().to_string();
-        let stem = decoded
-            .rsplit_once('.')
-            .filter(|(s, e)| !s.is_empty() && e.len() <= 5)
-            .map_or(decoded.as_str(), |(s, _)| s);
-        let readable = stem.replace('_', " ").trim().to_string();
+        let decoded = percent_decode_str(last).decode_utf8_lossy();
+        let readable = without_extension(&decoded).replace('_', " ").trim().to_string();
         if readable.is_empty() { anchor.trim().to_string() } else { readable }
     };
     let name = super::document::collapse_whitespace(&name);
@@ -353,17 +350,23 @@ pub fn extract_relations(corpus: &mut Corpus, table: &mut EntityTable) {
             }
         }
     }
-    for mention in corpus.mentions.iter().filter(|m| m.linked) {
-        let chunk = &corpus.chunks[mention.chunk as usize];
-        if let Some(section) = chunk.section {
-            let title = &corpus.sections[section as usize].title;
-            let sentences = Sentences::of(corpus, mention.chunk);
+    // Mentions are sorted by chunk: each chunk's sentences are found once for all its links.
+    for mentions in corpus.mentions.chunk_by(|a, b| a.chunk == b.chunk) {
+        let chunk_id = mentions[0].chunk;
+        let chunk = &corpus.chunks[chunk_id as usize];
+        let Some(section) = chunk.section else { continue };
+        if !mentions.iter().any(|m| m.linked) {
+            continue;
+        }
+        let type_name = relation_type_name(&corpus.sections[section as usize].title);
+        let sentences = Sentences::of(corpus, chunk_id);
+        for mention in mentions.iter().filter(|m| m.linked) {
             let provenance = Provenance {
                 document: chunk.document,
-                chunk: Some(mention.chunk),
+                chunk: Some(chunk_id),
                 evidence: Some(sentences.around(mention.span.start)),
             };
-            sink.add(chunk.document, relation_type_name(title), mention.entity, provenance, RelationSource::Section);
+            sink.add(chunk.document, type_name.clone(), mention.entity, provenance, RelationSource::Section);
         }
     }
     for (candidate, name) in phrase_vocabulary(phrase_candidates(corpus), corpus.settings.max_phrase_relation_types) {

@@ -17,7 +17,7 @@ use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
-pub use workspace::{ChunkView, UpdateError, plan_update};
+pub use workspace::{ChunkView, UpdateError, plan_index, plan_update};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IndexSettings {
@@ -312,28 +312,20 @@ impl IndexBuilder {
     }
 }
 
-/// Sources to remove, matched exactly or as the file of a JSONL record (`file.jsonl` removes `file.jsonl#id`).
-struct Removal<'a>(std::collections::HashSet<&'a str>);
-
-impl<'a> Removal<'a> {
-    fn new(removed: &'a [String]) -> Self {
-        Self(removed.iter().map(String::as_str).collect())
-    }
-
-    fn removes(&self, source: &str) -> bool {
-        self.0.contains(source) || source.match_indices('#').any(|(at, _)| self.0.contains(&source[..at]))
-    }
+/// Every name that designates the document `source`: the source itself and, for a JSONL record
+/// `file.jsonl#id`, its file. Removal and the check for unknown names both go by this one rule.
+pub fn names_of_source(source: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(source).chain(source.match_indices('#').map(|(at, _)| &source[..at]))
 }
 
 /// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
 /// dropped; removing `file.jsonl` drops every record `file.jsonl#id`. Linear in the number of documents.
 pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
-    let removal = Removal::new(removed);
+    let removed: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
+    let added_at: HashMap<String, usize> = added.iter().enumerate().map(|(i, d)| (d.source.clone(), i)).collect();
     let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
-    let added_at: HashMap<String, usize> =
-        added.iter().enumerate().map(|(i, d)| (d.as_ref().map_or_else(String::new, |d| d.source.clone()), i)).collect();
     let mut merged: Vec<Document> = Vec::with_capacity(current.len() + added.len());
-    for doc in current.iter().filter(|d| !removal.removes(&d.source)) {
+    for doc in current.iter().filter(|d| !names_of_source(&d.source).any(|name| removed.contains(name))) {
         let replacement = added_at.get(&doc.source).and_then(|&i| added[i].take());
         merged.push(replacement.unwrap_or_else(|| doc.clone()));
     }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::corpus::{ChunkId, Document, TokenCounter};
 use crate::embed::ModelIdentity;
 
-use super::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents};
+use super::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, names_of_source};
 
 /// Why an update cannot be made; the current index is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -50,13 +50,24 @@ pub fn plan_update(
     Ok(IndexBuilder::new(documents, counter, model, settings, previous))
 }
 
+/// A fresh index of `documents` (nothing else of `vectors_from` is kept): texts embedded there by the
+/// same model, a previous build of the same output, are not embedded again.
+pub fn plan_index(
+    documents: Vec<Document>,
+    vectors_from: Option<&IndexedCorpus>,
+    counter: &dyn TokenCounter,
+    model: ModelIdentity,
+    settings: IndexSettings,
+) -> Result<IndexBuilder, UpdateError> {
+    if documents.is_empty() {
+        return Err(UpdateError::NothingToIndex);
+    }
+    Ok(IndexBuilder::new(documents, counter, model, settings, vectors_from))
+}
+
 /// Names in `removed` that designate no document: neither a source nor the file of a record.
 fn unknown_sources(current: &[Document], removed: &[String]) -> Vec<String> {
-    let mut known: HashSet<&str> = HashSet::new();
-    for doc in current {
-        known.insert(&doc.source);
-        known.extend(doc.source.match_indices('#').map(|(at, _)| &doc.source[..at]));
-    }
+    let known: HashSet<&str> = current.iter().flat_map(|doc| names_of_source(&doc.source)).collect();
     removed.iter().filter(|name| !known.contains(name.as_str())).cloned().collect()
 }
 
