@@ -49,11 +49,29 @@ fn index_stats_query_add_remove() {
     let out = quire(&["query", snapshot, "When did Eagle land in the Sea of Tranquility?", "-k", "3"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let printed = text(&out.stdout);
-    for heading in ["Dense (cosine)", "BM25", "RRF (k = 60)"] {
+    for heading in ["\ndense\n", "\nbm25\n", "\nrrf — reciprocal-rank fusion (k = 60) of dense and BM25"] {
         assert!(printed.contains(heading), "{printed}");
     }
-    let rrf = printed.split("RRF (k = 60)").nth(1).unwrap();
+    let rrf = printed.split("rrf — ").nth(1).unwrap();
     assert!(rrf.contains("  1. ") && rrf.lines().nth(1).unwrap().contains("Apollo 11 › Landing › #1"), "{printed}");
+
+    // The path retriever's trace names its seeds and the subgraph it kept; --json carries the same trace.
+    let question = "Which agency launched the mission that landed Eagle?";
+    let out = quire(&["query", snapshot, question, "-k", "3", "--method", "rrf-all", "--trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    for part in ["[path] weight 1", "seeds — entities nearest the query", "keep — subgraph", "[fusion: rrf]"] {
+        assert!(printed.contains(part), "{part} missing from\n{printed}");
+    }
+    let out = quire(&["query", snapshot, question, "-k", "3", "--method", "zsum:dense+path*2", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["method"], "zsum:dense+path*2");
+    assert_eq!(json["trace"]["retrievers"][1]["weight"], 2.0);
+    assert_eq!(json["trace"]["fusion"]["rows"][0]["features"].as_array().unwrap().len(), 2);
+    assert_eq!(json["results"].as_array().unwrap().len(), 3);
+    let out = quire(&["query", snapshot, question, "--method", "rrf:dense+nothing"]);
+    assert!(!out.status.success() && text(&out.stderr).contains("unknown retriever `nothing`"));
 
     let extra = dir.path().join("venus.md");
     std::fs::write(

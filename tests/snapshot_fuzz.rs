@@ -121,9 +121,11 @@ fn exercise(index: &IndexedCorpus) {
     unit[0] = 1.0;
     let stored = index.rows.chunks.first().map(|&row| index.embeddings.vectors().get(row));
     for vector in [Some(unit), stored].into_iter().flatten() {
-        for method in Method::ALL {
+        for method in Method::catalogue() {
             let query = Query { text: "Who walked on the Moon? Apollo landing", vector: &vector };
-            for hit in method.retrieve(index, query, 10) {
+            let (chunks, trace) = method.trace(index, query, 10, 5);
+            assert!(!trace.render().is_empty());
+            for hit in chunks {
                 assert!((hit.chunk as usize) < index.corpus.chunks.len(), "a hit names a missing chunk");
                 let _ = index.corpus.chunk_text(hit.chunk);
                 let _ = index.graph.neighbors(NodeRef::Chunk(hit.chunk), "is_chunk_of");

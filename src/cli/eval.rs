@@ -208,12 +208,12 @@ fn evaluate(
 ) -> Result<EvalReport, String> {
     let clock = Instant::now();
     let bar = progress(dataset.queries.len() as u64, "querying");
-    let mut current = None;
-    let mut on_progress = |method: Method, done: usize| {
-        if current != Some(method) {
-            current = Some(method);
+    let mut current = String::new();
+    let mut on_progress = |method: &Method, done: usize| {
+        if current != method.name() {
+            current = method.name();
             bar.reset();
-            bar.set_message(method.name());
+            bar.set_message(current.clone());
         }
         bar.set_position(done as u64);
     };

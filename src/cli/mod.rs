@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use quire::corpus::{self, Document, IngestReport, SourceFile};
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve;
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
 
@@ -66,12 +66,22 @@ enum Command {
     /// Evaluate retrievers on a BEIR-layout folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; each may
     /// be gzipped). The corpus is indexed once and cached under ~/.cache/quire/eval.
     Eval(eval::EvalArgs),
-    /// Print the top chunks by dense retrieval, BM25 and their reciprocal rank fusion.
+    /// Print the top chunks of a retrieval method, and of each retriever it fuses.
     Query {
         snapshot: PathBuf,
         text: String,
         #[arg(short, default_value_t = 10)]
         k: usize,
+        /// A retriever (dense, bm25, page, section, entity, path, hub, join, triplet, onehop), a preset
+        /// (rrf, zsum, rrf-all, zsum-all) or a weighted fusion such as `rrf:dense+bm25*2+path`.
+        #[arg(long, default_value = "rrf")]
+        method: String,
+        /// Also print every step each retriever took and the fusion's features.
+        #[arg(long)]
+        trace: bool,
+        /// Print the results and the whole trace as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -93,7 +103,20 @@ pub fn run() -> i32 {
         Command::Add { snapshot, paths } => update(&cli.model_dir, &snapshot, &paths, &[]),
         Command::Remove { snapshot, sources } => update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
-        Command::Query { snapshot, text, k } => query(&cli.model_dir, &snapshot, &text, k),
+        Command::Query { snapshot, text, k, method, trace, json } => query(
+            &cli.model_dir,
+            &snapshot,
+            &text,
+            k,
+            &method,
+            if json {
+                Show::Json
+            } else if trace {
+                Show::Trace
+            } else {
+                Show::Lists
+            },
+        ),
         Command::Eval(args) => eval::run(&cli.model_dir, args),
     };
     match outcome {
@@ -343,26 +366,48 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     Ok(())
 }
 
-fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize) -> CliResult {
+/// How `quire query` prints what it found.
+enum Show {
+    Lists,
+    Trace,
+    Json,
+}
+
+fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize, method: &str, show: Show) -> CliResult {
+    let method = retrieve::Method::parse(method)?;
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
     index.check_model(&embedder_identity(&embedder))?;
+    let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
-    let result = retrieve::hybrid(&index, &embedder, text, k).map_err(|e| e.to_string())?;
+    let (chunks, trace) = method.trace(&index, retrieve::Query { text, vector: &vector }, k, k);
     let elapsed = started.elapsed();
-    let show = |title: &str, hits: Vec<(u32, f32, String)>| {
-        println!("\n{title}");
-        for (position, (chunk, score, note)) in hits.into_iter().enumerate() {
-            print_hit(&index, position + 1, chunk, score, &note);
+    match show {
+        Show::Json => {
+            let results: Vec<_> = chunks.iter().map(|hit| (hit.score, index.chunk_view(hit.chunk))).collect();
+            let json = serde_json::json!({ "method": method.name(), "results": results, "trace": trace });
+            println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+            return Ok(());
         }
-    };
-    show("Dense (cosine)", result.dense.iter().map(|h| (h.chunk, h.score, String::new())).collect());
-    show("BM25", result.bm25.iter().map(|h| (h.chunk, h.score, String::new())).collect());
-    show(
-        "RRF (k = 60)",
-        result.fused.iter().map(|f| (f.chunk, f.score, f.describe_ranks(&retrieve::HYBRID_LISTS))).collect(),
-    );
-    println!("\n({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
+        Show::Trace => println!("{}", trace.render()),
+        Show::Lists if trace.fusion.is_some() => {
+            for list in &trace.retrievers {
+                println!("\n{}", list.retriever);
+                for traced in &list.chunks {
+                    print_hit(&index, traced.rank, traced.chunk, traced.score, "");
+                }
+            }
+        }
+        Show::Lists => {}
+    }
+    println!("\n{} — {}", method.name(), method.description());
+    let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
+    for (position, hit) in chunks.iter().enumerate() {
+        let row = trace.fusion.as_ref().and_then(|f| f.rows.iter().find(|row| row.chunk == hit.chunk));
+        let note = row.map(|row| retrieve::fusion::describe_ranks(&inputs, &row.ranks)).unwrap_or_default();
+        print_hit(&index, position + 1, hit.chunk, hit.score, &note);
+    }
+    println!("\n({:.1} ms retrieval, query embedding excluded)", elapsed.as_secs_f64() * 1000.0);
     Ok(())
 }
 

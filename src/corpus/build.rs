@@ -227,6 +227,22 @@ impl Corpus {
         }
     }
 
+    /// The chunks of `document`: chunks of one document are contiguous and in document order.
+    pub fn document_chunks(&self, document: DocId) -> std::ops::Range<ChunkId> {
+        let first = self.chunks.partition_point(|c| c.document < document);
+        let last = self.chunks.partition_point(|c| c.document <= document);
+        first as ChunkId..last as ChunkId
+    }
+
+    /// A relation in words, `{subject} {relation} {object}` (`Apollo 11 launched by NASA`): what the triplet
+    /// and hub retrievers embed and search.
+    pub fn relation_statement(&self, relation: usize) -> String {
+        let relation = &self.relations[relation];
+        let name = |entity: EntityId| self.entities[entity as usize].name.as_str();
+        let verb = self.relation_types[relation.relation_type as usize].text();
+        format!("{} {verb} {}", name(relation.subject), name(relation.object))
+    }
+
     /// Titles of the sections a chunk lies in, outermost first.
     fn section_titles(&self, chunk: ChunkId) -> Vec<&str> {
         let mut path = Vec::new();

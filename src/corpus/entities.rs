@@ -190,13 +190,54 @@ fn external_name(target: &str, kind: LinkKind, anchor: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The chunk of `document` whose span contains `span`; chunks of one document are contiguous and ordered.
+/// The chunk of `document` whose span contains `span`.
 fn chunk_containing(corpus: &Corpus, document: DocId, span: Span) -> Option<u32> {
-    let first = corpus.chunks.partition_point(|c| c.document < document);
-    let last = corpus.chunks.partition_point(|c| c.document <= document);
-    let chunks = &corpus.chunks[first..last];
+    let range = corpus.document_chunks(document);
+    let chunks = &corpus.chunks[range.start as usize..range.end as usize];
     let index = chunks.partition_point(|c| c.span.start <= span.start).checked_sub(1)?;
-    chunks[index].span.contains(span).then_some((first + index) as u32)
+    chunks[index].span.contains(span).then_some(range.start + index as u32)
+}
+
+/// Entity names found in a short text (a query) by the same rules as unlinked mentions in documents:
+/// case-folded, whole words, leftmost-longest, generic titles and names under the minimum length skipped.
+pub struct Gazetteer {
+    matcher: Option<aho_corasick::AhoCorasick>,
+    entities: Vec<EntityId>,
+}
+
+impl Gazetteer {
+    pub fn new(corpus: &Corpus) -> Self {
+        let mut seen = HashSet::new();
+        let (names, entities): (Vec<String>, Vec<EntityId>) = corpus
+            .entities
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                let folded = caseless::default_case_fold_str(&e.name);
+                e.name.chars().count() >= corpus.settings.min_mention_chars
+                    && !TITLE_STOP_LIST.contains(&folded.as_str())
+                    && seen.insert(folded)
+            })
+            .map(|(id, e)| (caseless::default_case_fold_str(&e.name), id as EntityId))
+            .unzip();
+        let matcher = AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(names).ok();
+        Self { matcher, entities }
+    }
+
+    /// Entities named in `text`, in order of appearance, each once.
+    pub fn find(&self, text: &str) -> Vec<EntityId> {
+        let Some(matcher) = &self.matcher else { return Vec::new() };
+        let folded = CaseFolded::new(text);
+        let mut found = Vec::new();
+        for hit in matcher.find_iter(&folded.text) {
+            let Some(span) = folded.original_span(hit.start(), hit.end()) else { continue };
+            let entity = self.entities[hit.pattern().as_usize()];
+            if is_whole_word(text, span.start as usize, span.end as usize) && !found.contains(&entity) {
+                found.push(entity);
+            }
+        }
+        found
+    }
 }
 
 pub fn link_mentions(corpus: &mut Corpus, table: &mut EntityTable) {

@@ -20,6 +20,7 @@ pub use build::{
 };
 pub use chunking::TokenCounter;
 pub use document::{Document, Format, Span};
+pub use entities::Gazetteer;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

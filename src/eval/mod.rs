@@ -110,7 +110,7 @@ impl EvalReport {
             .iter()
             .map(|result| {
                 let mut row = vec![result.method.clone()];
-                row.extend(result.means.iter().map(|v| format!("{v:.3}")));
+                row.extend(result.means.iter().map(|v| format!("{:.3}", v + 0.0)));
                 row.extend(
                     f1.iter()
                         .map(|&(_, p, r)| format!("{:.3}", metrics::f_beta(result.means[p], result.means[r], 1.0))),
@@ -161,7 +161,7 @@ pub fn evaluate(
     embedder: &dyn TextEmbedder,
     dataset: &Dataset,
     settings: &EvalSettings,
-    progress: &mut dyn FnMut(Method, usize),
+    progress: &mut dyn FnMut(&Method, usize),
     now_ms: &dyn Fn() -> f64,
 ) -> Result<EvalReport, EmbedError> {
     let started = now_ms();
@@ -170,10 +170,10 @@ pub fn evaluate(
     let results = settings
         .methods
         .iter()
-        .map(|&method| {
+        .map(|method| {
             let method_started = now_ms();
             let mut result = MethodResult {
-                method: method.name().to_string(),
+                method: method.name(),
                 means: vec![0.0; settings.metrics.len()],
                 per_query: Vec::with_capacity(dataset.queries.len()),
                 rankings: Vec::with_capacity(dataset.queries.len()),

@@ -52,6 +52,35 @@ impl EdgeKind {
     }
 }
 
+/// How one entity reaches another: a semantic relation (followed with or against its direction), or a
+/// mention between a page's chunks and an entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EntityLink {
+    Relation {
+        relation_type: RelationTypeId,
+        inverse: bool,
+    },
+    /// A chunk of this page cites the other entity.
+    Mentions,
+    /// A chunk of the other entity's page cites this one.
+    MentionedIn,
+}
+
+impl EntityLink {
+    pub fn label(&self, corpus: &Corpus) -> String {
+        match *self {
+            EntityLink::Relation { relation_type, inverse: false } => {
+                corpus.relation_types[relation_type as usize].name.clone()
+            }
+            EntityLink::Relation { relation_type, inverse: true } => {
+                corpus.relation_types[relation_type as usize].inverse_name()
+            }
+            EntityLink::Mentions => "mentions".into(),
+            EntityLink::MentionedIn => "mentioned_in".into(),
+        }
+    }
+}
+
 pub struct KnowledgeGraph {
     graph: DiGraph<NodeRef, EdgeKind>,
     section_base: usize,
@@ -118,6 +147,41 @@ impl KnowledgeGraph {
             .collect();
         out.reverse();
         out
+    }
+
+    /// Every entity one hop from `entity`, each once: semantic relations first, then mentions out of and into
+    /// its page.
+    pub fn entity_links(&self, corpus: &Corpus, entity: EntityId) -> Vec<(EntityId, EntityLink)> {
+        let mut seen = HashSet::from([entity]);
+        let mut links = Vec::new();
+        let mut push = |target: EntityId, link: EntityLink| {
+            if seen.insert(target) {
+                links.push((target, link));
+            }
+        };
+        let edges: Vec<_> = self.graph.edges(self.index(NodeRef::Entity(entity))).collect();
+        for edge in edges.iter().rev() {
+            if let (EdgeKind::SemanticRel { relation_type, inverse }, NodeRef::Entity(target)) =
+                (edge.weight(), self.graph[edge.target()])
+            {
+                push(target, EntityLink::Relation { relation_type: *relation_type, inverse: *inverse });
+            }
+        }
+        if let Some(document) = corpus.entities[entity as usize].document {
+            for chunk in corpus.document_chunks(document) {
+                for target in self.neighbors(NodeRef::Chunk(chunk), "cites") {
+                    if let NodeRef::Entity(target) = target {
+                        push(target, EntityLink::Mentions);
+                    }
+                }
+            }
+        }
+        for edge in edges.iter().rev().filter(|e| *e.weight() == EdgeKind::CitedIn) {
+            if let NodeRef::Chunk(chunk) = self.graph[edge.target()] {
+                push(corpus.chunks[chunk as usize].document, EntityLink::MentionedIn);
+            }
+        }
+        links
     }
 
     pub fn stats(&self, corpus: &Corpus) -> GraphStats {

@@ -1,7 +1,9 @@
-//! Fusion of several retrievers' lists: reciprocal-rank fusion, and the equal-weight sum of scores
+//! Fusion of several retrievers' lists: (weighted) reciprocal-rank fusion, and the (weighted) sum of scores
 //! standardised within the query's candidate set (seed 000 §3.2.2's standardisation, nothing learned).
 
 use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use super::ScoredChunk;
 use crate::corpus::ChunkId;
@@ -9,33 +11,79 @@ use crate::corpus::ChunkId;
 /// Reciprocal-rank-fusion constant (`Σ 1 / (k + rank)`).
 pub const RRF_K: f32 = 60.0;
 
-/// A fused result with the 1-based rank it had in each input list.
+/// How several ranked lists become one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Fusion {
+    /// `Σ w / (RRF_K + rank)` over the lists in which a chunk appears.
+    Rrf,
+    /// `Σ w · z`, z a list's score standardised within the query's candidate set (seed 000 §3.2.2).
+    Zsum,
+}
+
+impl Fusion {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fusion::Rrf => "rrf",
+            Fusion::Zsum => "zsum",
+        }
+    }
+
+    /// The `k` best candidates of `lists` (weighted by `weights`, one per list), with what each list gave.
+    pub fn fuse(self, lists: &[&[ScoredChunk]], weights: &[f32], k: usize) -> Vec<FusedChunk> {
+        let mut fused = candidates(lists);
+        match self {
+            Fusion::Rrf => {
+                for entry in &mut fused {
+                    entry.features = entry.ranks.iter().map(|r| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32))).collect();
+                }
+            }
+            Fusion::Zsum => {
+                let ids: Vec<ChunkId> = fused.iter().map(|f| f.chunk).collect();
+                for (list_index, list) in lists.iter().enumerate() {
+                    for (entry, z) in fused.iter_mut().zip(standardised_scores(list, &ids)) {
+                        entry.features[list_index] = z;
+                    }
+                }
+            }
+        }
+        for entry in &mut fused {
+            entry.score = entry.features.iter().zip(weights).map(|(f, w)| f * w).sum();
+        }
+        fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        fused.truncate(k);
+        fused
+    }
+}
+
+/// A fused result with each input list's 1-based rank and raw score (`None` where the list missed it), the
+/// per-list features the fusion combined, and the fused score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FusedChunk {
     pub chunk: ChunkId,
     pub score: f32,
     pub ranks: Vec<Option<usize>>,
+    pub scores: Vec<Option<f32>>,
+    pub features: Vec<f32>,
 }
 
 impl FusedChunk {
     /// `dense #2 · BM25 –`: where each named input list ranked this chunk.
     pub fn describe_ranks(&self, names: &[&str]) -> String {
-        names
-            .iter()
-            .zip(&self.ranks)
-            .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
-            .collect::<Vec<_>>()
-            .join(" · ")
+        describe_ranks(names, &self.ranks)
     }
 }
 
-fn sort_fused(mut fused: Vec<FusedChunk>, k: usize) -> Vec<FusedChunk> {
-    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-    fused.truncate(k);
-    fused
+/// `dense #2 · BM25 –`: where each named input list ranked a chunk.
+pub fn describe_ranks(names: &[&str], ranks: &[Option<usize>]) -> String {
+    let parts: Vec<String> = names
+        .iter()
+        .zip(ranks)
+        .map(|(name, rank)| rank.map_or(format!("{name} –"), |r| format!("{name} #{r}")))
+        .collect();
+    parts.join(" · ")
 }
 
-/// Every chunk in any list, with its 1-based rank in each.
+/// Every chunk in any list, with its rank and score in each, in chunk order.
 fn candidates(lists: &[&[ScoredChunk]]) -> Vec<FusedChunk> {
     let mut fused: HashMap<ChunkId, FusedChunk> = HashMap::new();
     for (list_index, list) in lists.iter().enumerate() {
@@ -44,20 +92,28 @@ fn candidates(lists: &[&[ScoredChunk]]) -> Vec<FusedChunk> {
                 chunk: hit.chunk,
                 score: 0.0,
                 ranks: vec![None; lists.len()],
+                scores: vec![None; lists.len()],
+                features: vec![0.0; lists.len()],
             });
-            entry.ranks[list_index] = Some(position + 1);
+            if entry.ranks[list_index].is_none() {
+                entry.ranks[list_index] = Some(position + 1);
+                entry.scores[list_index] = Some(hit.score);
+            }
         }
     }
-    fused.into_values().collect()
+    let mut fused: Vec<FusedChunk> = fused.into_values().collect();
+    fused.sort_by_key(|f| f.chunk);
+    fused
 }
 
-/// `Σ 1 / (RRF_K + rank)` over the lists in which a chunk appears.
+/// Unweighted RRF of `lists`.
 pub fn reciprocal_rank_fusion(lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
-    let mut fused = candidates(lists);
-    for entry in &mut fused {
-        entry.score = entry.ranks.iter().flatten().map(|&rank| 1.0 / (RRF_K + rank as f32)).sum();
-    }
-    sort_fused(fused, k)
+    Fusion::Rrf.fuse(lists, &vec![1.0; lists.len()], k)
+}
+
+/// Equal-weight sum of each list's standardised scores over the union of the lists.
+pub fn standardised_sum(lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
+    Fusion::Zsum.fuse(lists, &vec![1.0; lists.len()], k)
 }
 
 /// Scores of one list over the candidate set, standardised: a candidate the list did not return gets a
@@ -78,19 +134,6 @@ pub fn standardised_scores(list: &[ScoredChunk], candidates: &[ChunkId]) -> Vec<
 /// How far below a list's lowest score a missing candidate is filled, as a fraction of the list's range.
 const MISSING_MARGIN: f32 = 0.01;
 
-/// Equal-weight sum of each list's standardised scores over the union of the lists.
-pub fn standardised_sum(lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
-    let mut fused = candidates(lists);
-    fused.sort_by_key(|f| f.chunk);
-    let ids: Vec<ChunkId> = fused.iter().map(|f| f.chunk).collect();
-    for list in lists {
-        for (entry, z) in fused.iter_mut().zip(standardised_scores(list, &ids)) {
-            entry.score += z;
-        }
-    }
-    sort_fused(fused, k)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +151,21 @@ mod tests {
         assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-7);
         assert_eq!(fused[0].ranks, vec![Some(2), Some(1)]);
         assert_eq!(fused[2].describe_ranks(&["dense", "BM25"]), "dense – · BM25 #2");
+        assert_eq!(fused[0].scores, vec![Some(0.8), Some(7.0)]);
+    }
+
+    #[test]
+    fn weights_scale_each_list() {
+        let a = hits(&[(1, 0.9), (2, 0.8)]);
+        let b = hits(&[(2, 7.0), (1, 5.0)]);
+        // Equal weights tie 1 and 2; doubling b's weight puts b's winner first, by exactly 1/61 - 1/62.
+        let fused = Fusion::Rrf.fuse(&[&a, &b], &[1.0, 2.0], 2);
+        assert_eq!(fused[0].chunk, 2);
+        assert!((fused[0].score - fused[1].score - (1.0 / 61.0 - 1.0 / 62.0)).abs() < 1e-6);
+        let z = Fusion::Zsum.fuse(&[&a, &b], &[0.0, 1.0], 2);
+        assert_eq!(z[0].chunk, 2);
+        assert_eq!(z[0].features.len(), 2);
+        assert!((z[0].score - z[0].features[1]).abs() < 1e-6);
     }
 
     /// List a scores chunks 1, 2 with 0.9, 0.5; candidates 1, 2, 3. Fill for 3 = 0.5 - 0.01 · 0.4 = 0.496.

@@ -1,94 +1,372 @@
-//! Retrievers over an [`IndexedCorpus`] and their fusion, one file per retriever. Each returns scored chunks,
-//! best first; [`Method`] names every way of ranking chunks that the CLI, `quire eval` and the app can ask for.
+//! Retrievers over an [`IndexedCorpus`] and their fusion, one file per retriever: the seeds' graph
+//! retrievers next to dense and BM25, each returning scored chunks (best first) and the steps it took for
+//! the [`trace`]. A [`Method`] names every way of ranking chunks the CLI, `quire eval` and the app can ask
+//! for: one retriever alone, or several fused.
 
 mod bm25;
 mod dense;
+mod entity;
 pub mod fusion;
+mod hub;
+mod join;
+mod one_hop;
+mod page;
+mod path;
+mod section;
+pub mod trace;
+mod triplet;
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::ChunkId;
+use crate::corpus::{ChunkId, EntityId};
 use crate::embed::{EmbedError, TextEmbedder};
+use crate::graph::NodeRef;
+use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
 pub use dense::dense;
-pub use fusion::{FusedChunk, RRF_K, reciprocal_rank_fusion, standardised_sum};
+pub use entity::entity;
+pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
+pub use hub::{hub, hub_score};
+pub use join::join;
+pub use one_hop::{linked_documents, one_hop};
+pub use page::page;
+pub use path::path;
+pub use section::section;
+pub use trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TraceNode, TracedChunk};
+pub use triplet::triplet;
 
 /// How deep each retriever's list goes before fusion.
 pub const FUSION_DEPTH: usize = 100;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScoredChunk {
     pub chunk: ChunkId,
     pub score: f32,
 }
 
-/// A query as every retriever needs it: the text (lexical retrievers) and its embedding (dense ones).
+/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding.
 #[derive(Clone, Copy, Debug)]
 pub struct Query<'a> {
     pub text: &'a str,
     pub vector: &'a [f32],
 }
 
-/// A named way to rank chunks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Method {
-    Dense,
-    Bm25,
-    /// Reciprocal-rank fusion of dense and BM25.
-    Rrf,
-    /// Equal-weight sum of dense and BM25 scores standardised per query.
-    StandardisedSum,
+/// What one retriever returns: its chunks, best first, and what it did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Retrieval {
+    pub chunks: Vec<ScoredChunk>,
+    pub steps: Vec<Step>,
 }
 
-impl Method {
-    pub const ALL: [Method; 4] = [Self::Dense, Self::Bm25, Self::Rrf, Self::StandardisedSum];
+/// The `k` nodes among `rows` (embedding rows of one node kind, by node id) nearest `query`, as hits whose
+/// `row` is the node id. An exact scan: node kinds other than chunks are small next to the chunks.
+fn nearest(index: &IndexedCorpus, rows: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
+    let vectors = index.embeddings.vectors();
+    top_k(rows.iter().enumerate().map(|(id, &row)| Hit { row: id as u32, score: vectors.dot(query, row) }), k)
+}
+
+/// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
+/// chunk of a page scored by the page) are ordered by their own cosine with the query.
+fn rank_chunks(
+    index: &IndexedCorpus,
+    query: &[f32],
+    scored: impl IntoIterator<Item = (ChunkId, f32)>,
+    depth: usize,
+) -> Vec<ScoredChunk> {
+    let mut best: HashMap<ChunkId, f32> = HashMap::new();
+    for (chunk, score) in scored {
+        let entry = best.entry(chunk).or_insert(f32::NEG_INFINITY);
+        *entry = entry.max(score);
+    }
+    let vectors = index.embeddings.vectors();
+    let mut ranked: Vec<(ScoredChunk, f32)> = best
+        .into_iter()
+        .map(|(chunk, score)| (ScoredChunk { chunk, score }, vectors.dot(query, index.rows.chunks[chunk as usize])))
+        .collect();
+    ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then(b.1.total_cmp(&a.1)).then(a.0.chunk.cmp(&b.0.chunk)));
+    ranked.truncate(depth);
+    ranked.into_iter().map(|(hit, _)| hit).collect()
+}
+
+/// Chunks about an entity: those citing it, and those of its page.
+fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    let mut chunks: Vec<ChunkId> = index
+        .graph
+        .neighbors(NodeRef::Entity(entity), "cited_in")
+        .into_iter()
+        .filter_map(|n| if let NodeRef::Chunk(c) = n { Some(c) } else { None })
+        .collect();
+    if let Some(document) = index.corpus.entities[entity as usize].document {
+        chunks.extend(index.corpus.document_chunks(document));
+    }
+    chunks
+}
+
+/// One retriever: a single ranked list of chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Retriever {
+    Dense,
+    Bm25,
+    Page,
+    Section,
+    Entity,
+    Path,
+    Hub,
+    Join,
+    Triplet,
+    OneHop,
+}
+
+impl Retriever {
+    /// What `rrf-all` and `zsum-all` fuse: every retriever of the seeds (not the one-hop baseline).
+    pub const SEEDS: [Retriever; 9] = [
+        Self::Dense,
+        Self::Bm25,
+        Self::Page,
+        Self::Section,
+        Self::Entity,
+        Self::Path,
+        Self::Hub,
+        Self::Join,
+        Self::Triplet,
+    ];
+
+    /// Every retriever: the seeds', then the one-hop baseline.
+    pub fn all() -> impl Iterator<Item = Retriever> {
+        Self::SEEDS.into_iter().chain([Self::OneHop])
+    }
 
     pub fn name(self) -> &'static str {
         match self {
             Self::Dense => "dense",
             Self::Bm25 => "bm25",
-            Self::Rrf => "rrf",
-            Self::StandardisedSum => "zsum",
+            Self::Page => "page",
+            Self::Section => "section",
+            Self::Entity => "entity",
+            Self::Path => "path",
+            Self::Hub => "hub",
+            Self::Join => "join",
+            Self::Triplet => "triplet",
+            Self::OneHop => "onehop",
         }
     }
 
     pub fn description(self) -> &'static str {
         match self {
-            Self::Dense => "cosine of query and chunk embeddings",
-            Self::Bm25 => "Okapi BM25 (k1 1.2, b 0.75), English analyzer",
-            Self::Rrf => "reciprocal-rank fusion (k = 60) of dense and BM25",
-            Self::StandardisedSum => "equal-weight sum of dense and BM25 scores standardised per query",
+            Self::Dense => "cosine of query and chunk embeddings (seed 000)",
+            Self::Bm25 => "Okapi BM25 (k1 1.2, b 0.75), English analyzer (seed 004)",
+            Self::Page => "chunks of the 3 pages nearest the query (seed 000)",
+            Self::Section => "direct chunks of the 5 sections or pages nearest the query (seed 000)",
+            Self::Entity => "chunks citing the 5 entities nearest the query (seed 000)",
+            Self::Path => "3 seed entities grown to 5-node subgraphs by comparison embeddings (seed 000)",
+            Self::Hub => "documents as hubs of verbalised relation paths, α = 5 weighted mean (seed 001)",
+            Self::Join => "entities named in the query, their neighbour sets intersected (seed 002)",
+            Self::Triplet => "verbalised relations ranked with the chunks (seed 003)",
+            Self::OneHop => "baseline: RRF plus the documents one title mention away",
         }
     }
 
+    pub fn parse(name: &str) -> Option<Self> {
+        let wanted = name.trim().to_ascii_lowercase();
+        Self::all().find(|r| r.name() == wanted)
+    }
+
+    pub fn run(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+        let plain = |chunks| Retrieval { chunks, steps: Vec::new() };
+        match self {
+            Self::Dense => plain(dense(index, query.vector, depth)),
+            Self::Bm25 => plain(bm25(index, query.text, depth)),
+            Self::Page => page(index, query, depth),
+            Self::Section => section(index, query, depth),
+            Self::Entity => entity(index, query, depth),
+            Self::Path => path(index, query, depth),
+            Self::Hub => hub(index, query, depth),
+            Self::Join => join(index, query, depth),
+            Self::Triplet => triplet(index, query, depth),
+            Self::OneHop => one_hop(index, query, depth),
+        }
+    }
+}
+
+/// A named way to rank chunks: one retriever, or several fused with weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Method {
+    Single(Retriever),
+    Fused { fusion: Fusion, inputs: Vec<(Retriever, f32)> },
+}
+
+/// Fused methods known by a short name.
+const PRESETS: [(&str, Fusion, &[Retriever], &str); 4] = [
+    ("rrf", Fusion::Rrf, &[Retriever::Dense, Retriever::Bm25], "reciprocal-rank fusion (k = 60) of dense and BM25"),
+    (
+        "zsum",
+        Fusion::Zsum,
+        &[Retriever::Dense, Retriever::Bm25],
+        "equal-weight sum of dense and BM25 scores standardised per query",
+    ),
+    ("rrf-all", Fusion::Rrf, &Retriever::SEEDS, "reciprocal-rank fusion of every seed retriever"),
+    ("zsum-all", Fusion::Zsum, &Retriever::SEEDS, "equal-weight standardised sum of every seed retriever"),
+];
+
+impl Method {
+    fn preset(fusion: Fusion, retrievers: &[Retriever]) -> Method {
+        Method::Fused { fusion, inputs: retrievers.iter().map(|&r| (r, 1.0)).collect() }
+    }
+
+    /// Every retriever alone, then every preset.
+    pub fn catalogue() -> Vec<Method> {
+        let singles = Retriever::all().map(Method::Single);
+        singles.chain(PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs))).collect()
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Method::Single(retriever) => retriever.name().to_string(),
+            Method::Fused { fusion, inputs } => {
+                let preset = PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs));
+                if let Some((name, ..)) = preset {
+                    return name.to_string();
+                }
+                let parts: Vec<String> = inputs
+                    .iter()
+                    .map(|&(r, w)| if w == 1.0 { r.name().to_string() } else { format!("{}*{w}", r.name()) })
+                    .collect();
+                format!("{}:{}", fusion.name(), parts.join("+"))
+            }
+        }
+    }
+
+    pub fn description(&self) -> String {
+        match self {
+            Method::Single(retriever) => retriever.description().to_string(),
+            Method::Fused { fusion, inputs } => {
+                PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map_or_else(
+                    || format!("{} of {} lists", fusion.name(), inputs.len()),
+                    |(_, _, _, description)| description.to_string(),
+                )
+            }
+        }
+    }
+
+    /// A retriever (`path`), a preset (`rrf-all`), or a fusion of chosen retrievers with optional weights
+    /// (`rrf:dense+bm25*2+path`, `zsum:dense+page`).
     pub fn parse(name: &str) -> Result<Self, String> {
         let wanted = name.trim().to_ascii_lowercase();
-        Self::ALL.into_iter().find(|m| m.name() == wanted).ok_or_else(|| {
-            let known: Vec<&str> = Self::ALL.iter().map(|m| m.name()).collect();
-            format!("unknown retriever `{name}` (known: {})", known.join(", "))
-        })
+        let known = || {
+            let names: Vec<String> = Self::catalogue().iter().map(Method::name).collect();
+            format!("known: {}, or rrf:A+B*w… / zsum:A+B*w…", names.join(", "))
+        };
+        if let Some(retriever) = Retriever::parse(&wanted) {
+            return Ok(Method::Single(retriever));
+        }
+        if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
+            return Ok(Self::preset(fusion, inputs));
+        }
+        let Some((fusion, list)) = wanted.split_once(':') else {
+            return Err(format!("unknown retriever `{name}` ({})", known()));
+        };
+        let fusion = match fusion {
+            "rrf" => Fusion::Rrf,
+            "zsum" => Fusion::Zsum,
+            other => return Err(format!("unknown fusion `{other}` in `{name}` (known: rrf, zsum)")),
+        };
+        let inputs = list
+            .split('+')
+            .map(|part| {
+                let (retriever, weight) = part.split_once('*').unwrap_or((part, "1"));
+                let retriever = Retriever::parse(retriever)
+                    .ok_or_else(|| format!("unknown retriever `{retriever}` ({})", known()))?;
+                let weight: f32 =
+                    weight.trim().parse().map_err(|_| format!("`{weight}` is not a weight in `{name}`"))?;
+                if !weight.is_finite() || weight < 0.0 {
+                    return Err(format!("weights must be finite and not negative (`{part}` in `{name}`)"));
+                }
+                Ok((retriever, weight))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Method::Fused { fusion, inputs })
     }
 
     /// The `depth` best chunks for `query`.
-    pub fn retrieve(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Vec<ScoredChunk> {
-        let fusion_depth = FUSION_DEPTH.max(depth);
-        let fused = |fuse: fn(&[&[ScoredChunk]], usize) -> Vec<FusedChunk>| {
-            let dense_hits = dense(index, query.vector, fusion_depth);
-            let bm25_hits = bm25(index, query.text, fusion_depth);
-            fuse(&[&dense_hits, &bm25_hits], depth)
-                .into_iter()
-                .map(|f| ScoredChunk { chunk: f.chunk, score: f.score })
-                .collect()
+    pub fn retrieve(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Vec<ScoredChunk> {
+        self.execute(index, query, depth).chunks
+    }
+
+    /// The `depth` best chunks and the trace of how they were found, showing `shown` chunks per list.
+    pub fn trace(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        shown: usize,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        let run = self.execute(index, query, depth);
+        let corpus = &index.corpus;
+        let retrievers = run
+            .inputs
+            .iter()
+            .map(|(retriever, weight, retrieval)| RetrieverTrace {
+                retriever: retriever.name().to_string(),
+                weight: *weight,
+                steps: retrieval.steps.clone(),
+                chunks: TracedChunk::list(corpus, &retrieval.chunks, shown),
+            })
+            .collect();
+        let fusion = run.fused.as_ref().map(|(fusion, fused)| FusionTrace {
+            fusion: fusion.name().to_string(),
+            inputs: run.inputs.iter().map(|(r, _, _)| r.name().to_string()).collect(),
+            rows: fused
+                .iter()
+                .take(shown)
+                .map(|f| FusionRow {
+                    chunk: f.chunk,
+                    label: corpus.chunk_label(f.chunk),
+                    scores: f.scores.clone(),
+                    ranks: f.ranks.clone(),
+                    features: f.features.clone(),
+                    score: f.score,
+                })
+                .collect(),
+        });
+        let trace = Trace {
+            query: query.text.to_string(),
+            method: self.name(),
+            retrievers,
+            fusion,
+            results: TracedChunk::list(corpus, &run.chunks, shown),
         };
+        (run.chunks, trace)
+    }
+
+    fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
         match self {
-            Self::Dense => dense(index, query.vector, depth),
-            Self::Bm25 => bm25(index, query.text, depth),
-            Self::Rrf => fused(reciprocal_rank_fusion),
-            Self::StandardisedSum => fused(standardised_sum),
+            Method::Single(retriever) => {
+                let retrieval = retriever.run(index, query, depth);
+                Execution { chunks: retrieval.chunks.clone(), inputs: vec![(*retriever, 1.0, retrieval)], fused: None }
+            }
+            Method::Fused { fusion, inputs } => {
+                let fusion_depth = FUSION_DEPTH.max(depth);
+                let inputs: Vec<(Retriever, f32, Retrieval)> =
+                    inputs.iter().map(|&(r, w)| (r, w, r.run(index, query, fusion_depth))).collect();
+                let lists: Vec<&[ScoredChunk]> = inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect();
+                let weights: Vec<f32> = inputs.iter().map(|(_, w, _)| *w).collect();
+                let fused = fusion.fuse(&lists, &weights, depth);
+                let chunks = fused.iter().map(|f| ScoredChunk { chunk: f.chunk, score: f.score }).collect();
+                Execution { chunks, inputs, fused: Some((*fusion, fused)) }
+            }
         }
     }
+}
+
+/// Everything one query's retrieval produced, before it is reduced to chunks or a trace.
+struct Execution {
+    chunks: Vec<ScoredChunk>,
+    inputs: Vec<(Retriever, f32, Retrieval)>,
+    fused: Option<(Fusion, Vec<FusedChunk>)>,
 }
 
 /// Names of the lists [`hybrid`] fuses, in the order of [`FusedChunk::ranks`].
@@ -125,9 +403,15 @@ mod tests {
 
     #[test]
     fn method_names_round_trip() {
-        for method in Method::ALL {
-            assert_eq!(Method::parse(method.name()), Ok(method));
+        for method in Method::catalogue() {
+            assert_eq!(Method::parse(&method.name()), Ok(method.clone()), "{}", method.name());
         }
-        assert!(Method::parse("graph").unwrap_err().contains("known: dense, bm25, rrf, zsum"));
+        let custom = Method::parse("rrf:dense+bm25*2+path").unwrap();
+        assert_eq!(custom.name(), "rrf:dense+bm25*2+path");
+        assert_eq!(Method::parse("rrf:dense+bm25").unwrap().name(), "rrf");
+        assert!(Method::parse("graph").unwrap_err().contains("known: dense, bm25, page"));
+        assert!(Method::parse("rrf:dense+nope").unwrap_err().contains("unknown retriever `nope`"));
+        assert!(Method::parse("rrf:dense*-1").unwrap_err().contains("not negative"));
+        assert!(Method::parse("max:dense").unwrap_err().contains("unknown fusion"));
     }
 }

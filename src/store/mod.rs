@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::{Corpus, CorpusSettings, Document, TokenCounter};
+use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::graph::{GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
@@ -94,6 +94,8 @@ pub struct NodeRows {
     pub relation_types: Vec<u32>,
     /// The inverse of each relation type (`is_<type>_of`), which a traversal against the edge follows.
     pub inverse_relation_types: Vec<u32>,
+    /// Each relation verbalised as `{subject} {relation} {object}` (seed 003's triplets, seed 001's hub paths).
+    pub statements: Vec<u32>,
 }
 
 /// Counts that describe an indexed corpus, as the CLI and the app show them.
@@ -124,11 +126,13 @@ pub struct IndexedCorpus {
     pub chunk_index: VectorIndex,
     pub bm25: Bm25Index,
     pub graph: KnowledgeGraph,
+    /// Entity names to find in queries; derived from the corpus, never stored.
+    pub gazetteer: Gazetteer,
 }
 
 /// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
-/// entities, relation types and their inverses.
-pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 6] {
+/// entities, relation types and their inverses, relation statements.
+pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 7] {
     [
         (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
         corpus.sections.iter().map(|s| s.uri.clone()).collect(),
@@ -136,6 +140,7 @@ pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 6] {
         corpus.entities.iter().map(|e| e.name.clone()).collect(),
         corpus.relation_types.iter().map(|t| t.text()).collect(),
         corpus.relation_types.iter().map(|t| t.inverse_text()).collect(),
+        (0..corpus.relations.len()).map(|r| corpus.relation_statement(r)).collect(),
     ]
 }
 
@@ -145,7 +150,7 @@ pub struct IndexBuilder {
     settings: IndexSettings,
     corpus: Corpus,
     model: ModelIdentity,
-    texts: [Vec<String>; 6],
+    texts: [Vec<String>; 7],
     store: EmbeddingStore,
     /// Distinct texts with no vector yet, in first-seen order.
     pending: Vec<String>,
@@ -293,12 +298,13 @@ impl IndexBuilder {
     pub fn finish(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
-        let [pages, sections, chunks, entities, relation_types, inverse_relation_types] =
+        let [pages, sections, chunks, entities, relation_types, inverse_relation_types, statements] =
             self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
-        let rows = NodeRows { pages, sections, chunks, entities, relation_types, inverse_relation_types };
+        let rows = NodeRows { pages, sections, chunks, entities, relation_types, inverse_relation_types, statements };
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
         let graph = KnowledgeGraph::build(&self.corpus);
+        let gazetteer = Gazetteer::new(&self.corpus);
         IndexedCorpus {
             settings: self.settings,
             model: self.model,
@@ -308,6 +314,7 @@ impl IndexBuilder {
             chunk_index,
             bm25,
             graph,
+            gazetteer,
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::index::Bm25Index;
 use crate::index::vectors::UncheckedVectorIndex;
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -90,6 +90,7 @@ impl OwnedBody {
             (&self.rows.entities, corpus.entities.len()),
             (&self.rows.relation_types, corpus.relation_types.len()),
             (&self.rows.inverse_relation_types, corpus.relation_types.len()),
+            (&self.rows.statements, corpus.relations.len()),
         ];
         for (rows, count) in expected {
             if rows.len() != count || rows.iter().any(|&r| r as usize >= vectors.len()) {
@@ -106,6 +107,7 @@ impl OwnedBody {
         let mut embeddings = self.embeddings;
         embeddings.reindex();
         let graph = KnowledgeGraph::build(&self.corpus);
+        let gazetteer = crate::corpus::Gazetteer::new(&self.corpus);
         Ok(IndexedCorpus {
             settings: self.settings,
             model: self.model,
@@ -115,6 +117,7 @@ impl OwnedBody {
             chunk_index,
             bm25: self.bm25,
             graph,
+            gazetteer,
         })
     }
 }

@@ -1,0 +1,23 @@
+//! Entity retriever (seed 000): the entities whose name is nearest the query; the chunks citing them
+//! (`cited_in`), each scored by the best cosine among the entities it cites.
+
+use super::trace::{Step, TraceNode};
+use super::{Query, Retrieval, nearest, rank_chunks};
+use crate::graph::NodeRef;
+use crate::store::IndexedCorpus;
+
+/// Entities taken (seed 000).
+pub const ENTITIES: usize = 5;
+
+pub fn entity(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+    let entities = nearest(index, &index.rows.entities, query.vector, ENTITIES);
+    let scored = entities.iter().flat_map(|hit| {
+        index.graph.neighbors(NodeRef::Entity(hit.row), "cited_in").into_iter().filter_map(move |n| match n {
+            NodeRef::Chunk(chunk) => Some((chunk, hit.score)),
+            _ => None,
+        })
+    });
+    let chunks = rank_chunks(index, query.vector, scored, depth);
+    let nodes = entities.iter().map(|h| TraceNode::entity(&index.corpus, h.row, h.score)).collect();
+    Retrieval { chunks, steps: vec![Step::seeds("entities whose name is nearest the query", nodes)] }
+}

@@ -1,0 +1,183 @@
+//! Each retriever on a small hand-built corpus whose graph is known by construction: a film page links its
+//! director, the director's page names her birthplace, the birthplace names its country. Questions whose
+//! answer needs a hop along those links show which retrievers follow them.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use quire::corpus::SourceFile;
+use quire::embed::TextEmbedder;
+use quire::eval::run::rank_documents;
+use quire::retrieve::{Method, Query, Retriever, Step, Trace, hub_score};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+
+const FILES: [(&str, &str); 6] = [
+    (
+        "Harbor Lights.md",
+        "---\ndirected_by: \"[[Mara Quill]]\"\n---\n# Harbor Lights\n\nHarbor Lights is a 1963 drama film \
+         directed by [[Mara Quill]], shot over one winter.\n",
+    ),
+    (
+        "Mara Quill.md",
+        "# Mara Quill\n\nMara Quill was born in Tallinn and studied painting before she turned to cinema.\n",
+    ),
+    ("Tallinn.md", "# Tallinn\n\nTallinn is the capital of Estonia and a port on the Baltic Sea.\n"),
+    (
+        "Estonia.md",
+        "# Estonia\n\n## Economy\n\nShipping and software make up much of the national economy.\n\n\
+         ## Geography\n\nForests cover half of the land, with lakes and a long coastline.\n",
+    ),
+    ("Lighthouse.md", "# Lighthouse\n\nA lighthouse is a tower with a lamp that guides ships at night.\n"),
+    ("Orchard.md", "# Orchard\n\nAn orchard is a planting of fruit trees kept for food production.\n"),
+];
+
+fn index() -> &'static IndexedCorpus {
+    static INDEX: OnceLock<IndexedCorpus> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let files: Vec<SourceFile> = FILES.iter().map(|(name, text)| SourceFile::new(name, *text)).collect();
+        let settings = IndexSettings::default();
+        let report = quire::corpus::ingest(&files, &settings.corpus);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        let embedder = common::embedder();
+        let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+        builder.embed_all(embedder).unwrap();
+        builder.finish()
+    })
+}
+
+/// The method's chunks for `question` as document titles, best first, and its trace.
+fn ask(method: &str, question: &str) -> (Vec<String>, Trace) {
+    let index = index();
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let method = Method::parse(method).unwrap();
+    let (chunks, trace) = method.trace(index, Query { text: question, vector: &vector }, 20, 10);
+    let documents = rank_documents(&index.corpus, &chunks, 20)
+        .into_iter()
+        .map(|(source, _)| source.trim_end_matches(".md").to_string())
+        .collect();
+    (documents, trace)
+}
+
+fn kept_nodes(trace: &Trace) -> Vec<String> {
+    trace.retrievers[0]
+        .steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Keep { nodes, .. } => Some(nodes.iter().map(|n| n.label.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+const TWO_HOP: &str = "Where was the director of Harbor Lights born?";
+
+#[test]
+fn node_set_join_follows_the_link_a_named_entity_has() {
+    let (documents, trace) = ask("join", TWO_HOP);
+    assert_eq!(
+        documents[..2].iter().collect::<std::collections::BTreeSet<_>>(),
+        ["Harbor Lights", "Mara Quill"].iter().map(|s| s.to_string()).collect::<Vec<_>>().iter().collect()
+    );
+    let Step::Seeds { note, nodes } = &trace.retrievers[0].steps[0] else { panic!("{trace:?}") };
+    assert_eq!(note, "entities named in the query");
+    assert_eq!(nodes.iter().map(|n| n.label.as_str()).collect::<Vec<_>>(), ["Harbor Lights"]);
+}
+
+#[test]
+fn node_set_join_intersects_the_neighbours_of_several_anchors() {
+    // Mara Quill's page names Tallinn; Tallinn's names Estonia: Tallinn is the one entity next to both.
+    let (documents, trace) = ask("join", "Which city connects Mara Quill and Estonia?");
+    assert_eq!(kept_nodes(&trace), ["Tallinn"]);
+    // Its chunks are its page's and those citing it (Mara Quill's); nothing else is joined.
+    let mut top: Vec<&str> = documents[..2].iter().map(String::as_str).collect();
+    top.sort();
+    assert_eq!(top, ["Mara Quill", "Tallinn"]);
+    let (dense, _) = ask("dense", "Which city connects Mara Quill and Estonia?");
+    assert!(dense[..2].iter().any(|d| d != "Tallinn" && d != "Mara Quill"), "the join is not needed: {dense:?}");
+}
+
+#[test]
+fn path_grows_from_the_seed_along_its_links() {
+    let (documents, trace) = ask("path", TWO_HOP);
+    let kept = kept_nodes(&trace);
+    assert!(kept.len() > 2 && kept.contains(&"Mara Quill".to_string()), "{}", trace.render());
+    let expansions: Vec<(String, String, String)> = trace.retrievers[0]
+        .steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Expand { from, relation, to, .. } => Some((from.label.clone(), relation.clone(), to.label.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(expansions.len(), kept.len() - 1, "{}", trace.render());
+    assert!(documents.contains(&"Mara Quill".to_string()), "{documents:?}\n{}", trace.render());
+}
+
+#[test]
+fn page_section_and_entity_retrievers_map_nodes_to_their_chunks() {
+    let (pages, _) = ask("page", "What is a lighthouse?");
+    assert_eq!(pages[0], "Lighthouse");
+    // Each page gives all its chunks: Estonia's two sections come together.
+    let index = index();
+    let vector = common::embedder().embed(&["forests lakes and coastline of Estonia"]).unwrap().remove(0);
+    let query = Query { text: "forests lakes and coastline of Estonia", vector: &vector };
+    let section = Retriever::Section.run(index, query, 10);
+    assert_eq!(index.corpus.chunk_label(section.chunks[0].chunk), "Estonia › Geography › #1");
+    // Entity: Tallinn is the nearest entity, so the chunks citing it (its own and Mara Quill's) lead.
+    let vector = common::embedder().embed(&["Tallinn"]).unwrap().remove(0);
+    let entity = Retriever::Entity.run(index, Query { text: "Tallinn", vector: &vector }, 10);
+    let citing: Vec<String> = entity.chunks.iter().map(|c| index.corpus.chunk_label(c.chunk)).collect();
+    let mut leading = citing[..2].to_vec();
+    leading.sort();
+    assert_eq!(leading, ["Mara Quill › #1", "Tallinn › #1"], "{citing:?}");
+    assert!(entity.chunks[1].score > entity.chunks[2].score, "{:?}", entity.chunks);
+}
+
+#[test]
+fn triplets_and_hubs_search_verbalised_relations() {
+    let (documents, trace) = ask("triplet", "Who directed Harbor Lights?");
+    let Step::Seeds { nodes, .. } = &trace.retrievers[0].steps[0] else { panic!() };
+    assert_eq!(nodes[0].label, "Harbor Lights directed by Mara Quill");
+    assert_eq!(documents[0], "Harbor Lights");
+    let (hubs, trace) = ask("hub", "Who directed Harbor Lights?");
+    assert_eq!(hubs[0], "Harbor Lights", "{}", trace.render());
+}
+
+#[test]
+fn hub_score_is_the_exponentially_weighted_mean() {
+    let (a, b) = (0.5f32, 0.3f32);
+    let expected = (a * (5.0 * a).exp() + b * (5.0 * b).exp()) / ((5.0 * a).exp() + (5.0 * b).exp());
+    assert!((hub_score(&[a, b]) - expected).abs() < 1e-6);
+    assert!(hub_score(&[a, b]) > (a + b) / 2.0, "strong paths weigh more");
+    assert_eq!(hub_score(&[]), 0.0);
+}
+
+#[test]
+fn one_hop_places_linked_documents_with_their_seed() {
+    let index = index();
+    let question = "Harbor Lights drama film";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let chunks = Retriever::OneHop.run(index, Query { text: question, vector: &vector }, 20).chunks;
+    let ranking = rank_documents(&index.corpus, &chunks, 20);
+    let score_of = |name: &str| ranking.iter().find(|(id, _)| *id == name).map(|(_, s)| *s);
+    // The film is RRF's first document; its director's page, one link away, shares its score.
+    assert_eq!(score_of("Harbor Lights.md"), Some(ranking[0].1), "{ranking:?}");
+    assert_eq!(score_of("Mara Quill.md"), Some(ranking[0].1), "{ranking:?}");
+    assert!(score_of("Orchard.md") < Some(ranking[0].1), "{ranking:?}");
+}
+
+#[test]
+fn fused_trace_shows_every_input_and_its_features() {
+    let (_, trace) = ask("zsum-all", TWO_HOP);
+    assert_eq!(trace.retrievers.len(), 9);
+    let fusion = trace.fusion.as_ref().unwrap();
+    assert_eq!(fusion.inputs.len(), 9);
+    for row in &fusion.rows {
+        assert_eq!(row.features.len(), 9);
+        assert!((row.features.iter().sum::<f32>() - row.score).abs() < 1e-4);
+    }
+    let json = serde_json::to_string(&trace).unwrap();
+    assert_eq!(serde_json::from_str::<Trace>(&json).unwrap(), trace);
+}
