@@ -217,6 +217,11 @@ impl Method {
         Method::Fused { fusion, inputs: retrievers.iter().map(|&r| (r, 1.0)).collect() }
     }
 
+    /// The preset this method is, as (name, description).
+    fn known_preset(&self) -> Option<(&'static str, &'static str)> {
+        PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map(|&(name, _, _, about)| (name, about))
+    }
+
     /// Every retriever alone, then every preset.
     pub fn catalogue() -> Vec<Method> {
         let singles = Retriever::all().map(Method::Single);
@@ -227,8 +232,7 @@ impl Method {
         match self {
             Method::Single(retriever) => retriever.name().to_string(),
             Method::Fused { fusion, inputs } => {
-                let preset = PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs));
-                if let Some((name, ..)) = preset {
+                if let Some((name, _)) = self.known_preset() {
                     return name.to_string();
                 }
                 let parts: Vec<String> = inputs
@@ -243,12 +247,10 @@ impl Method {
     pub fn description(&self) -> String {
         match self {
             Method::Single(retriever) => retriever.description().to_string(),
-            Method::Fused { fusion, inputs } => {
-                PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map_or_else(
-                    || format!("{} of {} lists", fusion.name(), inputs.len()),
-                    |(_, _, _, description)| description.to_string(),
-                )
-            }
+            Method::Fused { fusion, inputs } => self.known_preset().map_or_else(
+                || format!("{} of {} lists", fusion.name(), inputs.len()),
+                |(_, description)| description.to_string(),
+            ),
         }
     }
 
