@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up what is missing, then runs every test: formatting, native unit and integration tests, the
-# trec_eval cross-check of the evaluation metrics, the release wasm build, and the headless-Chromium tests against that build.
+# Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
+# fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build, and the headless-Chromium tests against that build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -12,6 +12,9 @@ echo "== formatting"
 cargo fmt --check
 echo "== native tests"
 cargo test --locked
+echo "== learned fusion's inference in wasm32 (Node) against the natively recorded scores"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --locked --target wasm32-unknown-unknown --test fusion_inference
 echo "== metrics against trec_eval"
 "${QUIRE_VENV:-$HOME/.cache/quire/venv}/bin/python" scripts/check_trec_eval.py "$CARGO_TARGET_DIR/debug/quire" tests/fixtures/scifact-subset
 echo "== wasm build"

@@ -54,6 +54,37 @@ fn reproduces_subset_figures_and_caches_the_index() {
     assert!(stdout.contains("using the cached index"), "{stdout}");
     assert!(stdout.contains("document score = best score of its chunks"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("bm25 ") && l.contains(&format!("{BM25_NDCG:.3}"))), "{stdout}");
+
+    train_and_evaluate_learned_fusion(cache.path(), fixture);
+}
+
+/// `quire train-fusion` on the cached index writes a model that `quire eval --fusion-model` runs. The subset
+/// has one labelled split, so this checks the plumbing, not generalisation (docs/QUALITY.md measures that).
+fn train_and_evaluate_learned_fusion(cache: &Path, fixture: &str) {
+    let model = cache.join("fusion.safetensors");
+    let model = model.to_str().unwrap();
+    let trained = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(["train-fusion", fixture, "--split", "test", "--retrievers", "dense,bm25,page", "-o", model])
+        .env("QUIRE_MODEL_DIR", common::model_dir())
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("the quire binary runs");
+    assert!(trained.status.success(), "{}", text(&trained.stderr));
+    let stdout = text(&trained.stdout);
+    assert!(stdout.contains("53 questions of scifact-subset (test split)"), "{stdout}");
+    assert!(stdout.contains("permutation importance on the 11 validation questions"), "{stdout}");
+    assert!(stdout.contains("hard negatives:"), "{stdout}");
+
+    let out = quire_eval(cache, &[fixture, "--retrievers", "learned", "--fusion-model", model, "--json", "-k", "10"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let report: quire::eval::EvalReport = serde_json::from_str(&stdout[stdout.find("{\n").unwrap()..]).unwrap();
+    let learned = report.result("learned").expect("a learned row");
+    assert!(learned.means[0] > 0.6, "learned nDCG@10 {}", learned.means[0]);
+
+    let bad = quire_eval(cache, &[fixture, "--retrievers", "learned", "--fusion-model", fixture]);
+    assert!(!bad.status.success());
+    assert!(text(&bad.stderr).contains(fixture), "{}", text(&bad.stderr));
 }
 
 #[test]

@@ -49,30 +49,53 @@ pub struct EvalArgs {
     /// Evaluate this snapshot instead of indexing the dataset's corpus.
     #[arg(long)]
     snapshot: Option<PathBuf>,
+    /// The network `learned` runs: a file from `quire train-fusion` (default: the shipped SciFact model).
+    #[arg(long)]
+    fusion_model: Option<PathBuf>,
 }
 
-pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
-    let settings = eval_settings(&args)?;
-    let name = dataset_name(&args.dataset);
-    let queries_path = dataset_file(&args.dataset, "queries.jsonl")?;
-    let qrels_path = dataset_file(&args.dataset, &format!("qrels/{}.tsv", args.split))?;
+/// A labelled dataset and the index its questions are asked of.
+pub struct LabelledIndex {
+    pub index: IndexedCorpus,
+    pub dataset: dataset::Dataset,
+    pub embedder: MiniLmEmbedder,
+}
+
+/// Reads `dir`'s questions and `split`'s labels, and indexes its corpus (cached) unless `snapshot` is given.
+pub fn load_labelled(
+    model_dir: &Option<PathBuf>,
+    dir: &Path,
+    split: &str,
+    snapshot: Option<&Path>,
+    fresh: bool,
+) -> Result<LabelledIndex, String> {
+    let name = dataset_name(dir);
+    let queries_path = dataset_file(dir, "queries.jsonl")?;
+    let qrels_path = dataset_file(dir, &format!("qrels/{split}.tsv"))?;
     let queries = dataset::parse_queries(&queries_path.display().to_string(), &read_text(&queries_path)?)
         .map_err(|e| e.to_string())?;
     let judgements =
         dataset::parse_qrels(&qrels_path.display().to_string(), &read_text(&qrels_path)?).map_err(|e| e.to_string())?;
     let embedder = super::load_embedder(model_dir)?;
-    let index = match &args.snapshot {
+    let index = match snapshot {
         Some(path) => {
             let index = load_snapshot(path)?;
             index.check_model(embedder.identity())?;
             index
         }
-        None => cached_index(&args.dataset, &name, &embedder, args.fresh)?,
+        None => cached_index(dir, &name, &embedder, fresh)?,
     };
-    let dataset = dataset::label(&name, &args.split, &queries, &judgements, &eval::indexed_document_ids(&index));
+    let dataset = dataset::label(&name, split, &queries, &judgements, &eval::indexed_document_ids(&index));
     if dataset.queries.is_empty() {
         return Err(format!("{}: no question has a relevant document in the index", qrels_path.display()));
     }
+    Ok(LabelledIndex { index, dataset, embedder })
+}
+
+pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
+    let settings = eval_settings(&args)?;
+    let LabelledIndex { index, dataset, embedder } =
+        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), args.fresh)?;
     let report = evaluate(&index, &embedder, &dataset, &settings)?;
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
@@ -104,7 +127,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
 }
 
 fn eval_settings(args: &EvalArgs) -> Result<EvalSettings, String> {
-    let methods = args.retrievers.iter().map(|r| Method::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    let methods = super::parse_methods(&args.retrievers, args.fusion_model.as_deref())?;
     let kinds = args
         .metrics
         .iter()

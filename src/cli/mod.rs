@@ -2,8 +2,10 @@
 //! labelled data. Presentation only: every step is an engine call.
 
 mod eval;
+mod train;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
@@ -73,7 +75,8 @@ enum Command {
         #[arg(short, default_value_t = 10)]
         k: usize,
         /// A retriever (dense, bm25, page, section, entity, path, hub, join, triplet, onehop), a preset
-        /// (rrf, zsum, rrf-all, zsum-all) or a weighted fusion such as `rrf:dense+bm25*2+path`.
+        /// (rrf, zsum, rrf-all, zsum-all), learned fusion (learned) or a weighted fusion such as
+        /// `rrf:dense+bm25*2+path`.
         #[arg(long, default_value = "rrf")]
         method: String,
         /// Also print every step each retriever took and the fusion's features.
@@ -82,7 +85,13 @@ enum Command {
         /// Print the results and the whole trace as JSON.
         #[arg(long)]
         json: bool,
+        /// The network `--method learned` runs: a file from `quire train-fusion` (default: the shipped one).
+        #[arg(long)]
+        fusion_model: Option<PathBuf>,
     },
+    /// Train learned fusion (seed 000's network) on a BEIR-layout folder's labelled questions and write the
+    /// weights for `--fusion-model`.
+    TrainFusion(train::TrainArgs),
 }
 
 type CliResult = Result<(), String>;
@@ -103,12 +112,12 @@ pub fn run() -> i32 {
         Command::Add { snapshot, paths } => update(&cli.model_dir, &snapshot, &paths, &[]),
         Command::Remove { snapshot, sources } => update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
-        Command::Query { snapshot, text, k, method, trace, json } => query(
+        Command::Query { snapshot, text, k, method, trace, json, fusion_model } => query(
             &cli.model_dir,
             &snapshot,
             &text,
             k,
-            &method,
+            (&method, fusion_model.as_deref()),
             if json {
                 Show::Json
             } else if trace {
@@ -118,6 +127,7 @@ pub fn run() -> i32 {
             },
         ),
         Command::Eval(args) => eval::run(&cli.model_dir, args),
+        Command::TrainFusion(args) => train::run(&cli.model_dir, args),
     };
     match outcome {
         Ok(()) => 0,
@@ -373,8 +383,15 @@ enum Show {
     Json,
 }
 
-fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize, method: &str, show: Show) -> CliResult {
-    let method = retrieve::Method::parse(method)?;
+fn query(
+    model: &Option<PathBuf>,
+    snapshot: &Path,
+    text: &str,
+    k: usize,
+    (method, fusion_model): (&str, Option<&Path>),
+    show: Show,
+) -> CliResult {
+    let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
     index.check_model(&embedder_identity(&embedder))?;
@@ -409,6 +426,26 @@ fn query(model: &Option<PathBuf>, snapshot: &Path, text: &str, k: usize, method:
     }
     println!("\n({:.1} ms retrieval, query embedding excluded)", elapsed.as_secs_f64() * 1000.0);
     Ok(())
+}
+
+/// Method names, `learned` running the network in `fusion_model` when one is given.
+fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> Result<Vec<retrieve::Method>, String> {
+    let model = fusion_model.map(load_fusion_model).transpose()?;
+    names
+        .iter()
+        .map(|name| match &model {
+            Some(model) if name.trim().eq_ignore_ascii_case(retrieve::LEARNED) => {
+                Ok(retrieve::Method::Learned(model.clone()))
+            }
+            _ => retrieve::Method::parse(name),
+        })
+        .collect()
+}
+
+fn load_fusion_model(path: &Path) -> Result<Arc<retrieve::FusionModel>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let model = retrieve::FusionModel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Arc::new(model))
 }
 
 fn print_hit(index: &IndexedCorpus, position: usize, chunk_id: u32, score: f32, note: &str) {

@@ -12,8 +12,10 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::ChunkId;
 use crate::embed::{EmbedError, TextEmbedder};
-use crate::retrieve::{Method, Query};
+use crate::retrieve::training::LabelledCandidates;
+use crate::retrieve::{Method, Query, Retriever};
 use crate::store::IndexedCorpus;
 
 pub use compare::{PairedDifference, paired_difference};
@@ -205,6 +207,30 @@ pub fn evaluate(
         query_embedding_seconds,
         document_score: DOCUMENT_SCORE.to_string(),
     })
+}
+
+/// Every question's candidates from `retrievers`, standardised and labelled by the question's relevant
+/// documents, for training learned fusion. `progress` is told how many questions were done.
+pub fn labelled_candidates(
+    index: &IndexedCorpus,
+    embedder: &dyn TextEmbedder,
+    dataset: &Dataset,
+    retrievers: &[Retriever],
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<LabelledCandidates>, EmbedError> {
+    let vectors = embed_queries(embedder, &dataset.queries)?;
+    let corpus = &index.corpus;
+    let mut questions = Vec::with_capacity(dataset.queries.len());
+    for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
+        let relevant = |chunk: ChunkId| {
+            let document = &corpus.documents[corpus.chunks[chunk as usize].document as usize];
+            question.relevant.get(run::corpus_id(&document.source)).is_some_and(|&grade| grade > 0)
+        };
+        let query = Query { text: &question.text, vector };
+        questions.push(Method::labelled_candidates(index, query, retrievers, &relevant));
+        progress(done + 1);
+    }
+    Ok(questions)
 }
 
 fn embed_queries(embedder: &dyn TextEmbedder, queries: &[LabelledQuery]) -> Result<Vec<Vec<f32>>, EmbedError> {

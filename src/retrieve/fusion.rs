@@ -37,14 +37,7 @@ impl Fusion {
                     entry.features = entry.ranks.iter().map(|r| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32))).collect();
                 }
             }
-            Fusion::Zsum => {
-                let ids: Vec<ChunkId> = fused.iter().map(|f| f.chunk).collect();
-                for (list_index, list) in lists.iter().enumerate() {
-                    for (entry, z) in fused.iter_mut().zip(standardised_scores(list, &ids)) {
-                        entry.features[list_index] = z;
-                    }
-                }
-            }
+            Fusion::Zsum => standardise(lists, &mut fused),
         }
         for entry in &mut fused {
             entry.score = entry.features.iter().zip(weights).map(|(f, w)| f * w).sum();
@@ -104,6 +97,23 @@ fn candidates(lists: &[&[ScoredChunk]]) -> Vec<FusedChunk> {
     let mut fused: Vec<FusedChunk> = fused.into_values().collect();
     fused.sort_by_key(|f| f.chunk);
     fused
+}
+
+/// Every candidate of `lists` with each list's standardised score as its features (seed 000's inputs to
+/// learned fusion), in chunk order.
+pub fn standardised_candidates(lists: &[&[ScoredChunk]]) -> Vec<FusedChunk> {
+    let mut fused = candidates(lists);
+    standardise(lists, &mut fused);
+    fused
+}
+
+fn standardise(lists: &[&[ScoredChunk]], fused: &mut [FusedChunk]) {
+    let ids: Vec<ChunkId> = fused.iter().map(|f| f.chunk).collect();
+    for (list_index, list) in lists.iter().enumerate() {
+        for (entry, z) in fused.iter_mut().zip(standardised_scores(list, &ids)) {
+            entry.features[list_index] = z;
+        }
+    }
 }
 
 /// Unweighted RRF of `lists`.

@@ -9,14 +9,17 @@ mod entity;
 pub mod fusion;
 mod hub;
 mod join;
+pub mod learned;
 mod one_hop;
 mod page;
 mod path;
 mod section;
 pub mod trace;
+pub mod training;
 mod triplet;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +35,7 @@ pub use entity::entity;
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
 pub use hub::{hub, hub_score};
 pub use join::join;
+pub use learned::{FusionModel, FusionModelError};
 pub use one_hop::{linked_documents, one_hop};
 pub use page::page;
 pub use path::path;
@@ -39,7 +43,7 @@ pub use section::section;
 pub use trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TraceNode, TracedChunk};
 pub use triplet::triplet;
 
-/// How deep each retriever's list goes before fusion.
+/// How deep each retriever's list goes before fusion, whatever depth is asked of the fusion.
 pub const FUSION_DEPTH: usize = 100;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -192,12 +196,17 @@ impl Retriever {
     }
 }
 
-/// A named way to rank chunks: one retriever, or several fused with weights.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A named way to rank chunks: one retriever, several fused with weights, or several fused by a trained
+/// network.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Method {
     Single(Retriever),
     Fused { fusion: Fusion, inputs: Vec<(Retriever, f32)> },
+    Learned(Arc<FusionModel>),
 }
+
+/// The name of learned fusion, whichever model it runs.
+pub const LEARNED: &str = "learned";
 
 /// Fused methods known by a short name.
 const PRESETS: [(&str, Fusion, &[Retriever], &str); 4] = [
@@ -222,10 +231,11 @@ impl Method {
         PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map(|&(name, _, _, about)| (name, about))
     }
 
-    /// Every retriever alone, then every preset.
+    /// Every retriever alone, then every preset, then learned fusion with the shipped model.
     pub fn catalogue() -> Vec<Method> {
         let singles = Retriever::all().map(Method::Single);
-        singles.chain(PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs))).collect()
+        let presets = PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs));
+        singles.chain(presets).chain([Method::Learned(FusionModel::shipped())]).collect()
     }
 
     pub fn name(&self) -> String {
@@ -241,6 +251,7 @@ impl Method {
                     .collect();
                 format!("{}:{}", fusion.name(), parts.join("+"))
             }
+            Method::Learned(_) => LEARNED.to_string(),
         }
     }
 
@@ -251,6 +262,14 @@ impl Method {
                 || format!("{} of {} lists", fusion.name(), inputs.len()),
                 |(_, description)| description.to_string(),
             ),
+            Method::Learned(model) => {
+                let trained_on = model.about().get("dataset").map_or("", String::as_str);
+                format!(
+                    "seed 000's network over {} retrievers' standardised scores{}",
+                    model.retrievers().len(),
+                    if trained_on.is_empty() { String::new() } else { format!(", trained on {trained_on}") }
+                )
+            }
         }
     }
 
@@ -264,6 +283,9 @@ impl Method {
         };
         if let Some(retriever) = Retriever::parse(&wanted) {
             return Ok(Method::Single(retriever));
+        }
+        if wanted == LEARNED {
+            return Ok(Method::Learned(FusionModel::shipped()));
         }
         if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
             return Ok(Self::preset(fusion, inputs));
@@ -319,7 +341,7 @@ impl Method {
             })
             .collect();
         let fusion = run.fused.as_ref().map(|(fusion, fused)| FusionTrace {
-            fusion: fusion.name().to_string(),
+            fusion: fusion.clone(),
             inputs: run.inputs.iter().map(|(r, _, _)| r.name().to_string()).collect(),
             rows: fused
                 .iter()
@@ -351,24 +373,71 @@ impl Method {
                 Execution { chunks: retrieval.chunks.clone(), inputs: vec![(*retriever, 1.0, retrieval)], fused: None }
             }
             Method::Fused { fusion, inputs } => {
-                let fusion_depth = FUSION_DEPTH.max(depth);
-                let inputs: Vec<(Retriever, f32, Retrieval)> =
-                    inputs.iter().map(|&(r, w)| (r, w, r.run(index, query, fusion_depth))).collect();
-                let lists: Vec<&[ScoredChunk]> = inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect();
+                let inputs = run_inputs(index, query, inputs.iter().copied());
                 let weights: Vec<f32> = inputs.iter().map(|(_, w, _)| *w).collect();
-                let fused = fusion.fuse(&lists, &weights, depth);
-                let chunks = fused.iter().map(|f| ScoredChunk { chunk: f.chunk, score: f.score }).collect();
-                Execution { chunks, inputs, fused: Some((*fusion, fused)) }
+                let fused = fusion.fuse(&input_lists(&inputs), &weights, depth);
+                Execution::fused(fusion.name(), inputs, fused)
+            }
+            Method::Learned(model) => {
+                let inputs = run_inputs(index, query, model.retrievers().iter().map(|&r| (r, 1.0)));
+                let mut fused = fusion::standardised_candidates(&input_lists(&inputs));
+                let features: Vec<Vec<f32>> = fused.iter().map(|f| f.features.clone()).collect();
+                let scores = model.score(&features).expect("the model was checked at load; features have its width");
+                for (entry, score) in fused.iter_mut().zip(scores) {
+                    entry.score = score;
+                }
+                fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+                fused.truncate(depth);
+                Execution::fused(LEARNED, inputs, fused)
             }
         }
     }
+
+    /// Each question's candidates with their standardised scores and labels, as [`training::train`] reads
+    /// them: the union of `retrievers`' lists for `query`, `relevant` deciding each chunk's label.
+    pub fn labelled_candidates(
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        retrievers: &[Retriever],
+        relevant: &dyn Fn(ChunkId) -> bool,
+    ) -> training::LabelledCandidates {
+        let inputs = run_inputs(index, query, retrievers.iter().map(|&r| (r, 1.0)));
+        let fused = fusion::standardised_candidates(&input_lists(&inputs));
+        training::LabelledCandidates {
+            relevant: fused.iter().map(|f| relevant(f.chunk)).collect(),
+            features: fused.into_iter().map(|f| f.features).collect(),
+        }
+    }
+}
+
+/// Each weighted retriever's [`FUSION_DEPTH`] best chunks for `query`: however many chunks are asked of a
+/// fusion, it ranks the same candidates, so standardised scores (and what a network learned from them) do
+/// not depend on how deep a caller looks.
+fn run_inputs(
+    index: &IndexedCorpus,
+    query: Query<'_>,
+    inputs: impl Iterator<Item = (Retriever, f32)>,
+) -> Vec<(Retriever, f32, Retrieval)> {
+    inputs.map(|(r, w)| (r, w, r.run(index, query, FUSION_DEPTH))).collect()
+}
+
+fn input_lists(inputs: &[(Retriever, f32, Retrieval)]) -> Vec<&[ScoredChunk]> {
+    inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect()
 }
 
 /// Everything one query's retrieval produced, before it is reduced to chunks or a trace.
 struct Execution {
     chunks: Vec<ScoredChunk>,
     inputs: Vec<(Retriever, f32, Retrieval)>,
-    fused: Option<(Fusion, Vec<FusedChunk>)>,
+    /// The fusion's name and its output.
+    fused: Option<(String, Vec<FusedChunk>)>,
+}
+
+impl Execution {
+    fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {
+        let chunks = fused.iter().map(|f| ScoredChunk { chunk: f.chunk, score: f.score }).collect();
+        Self { chunks, inputs, fused: Some((name.to_string(), fused)) }
+    }
 }
 
 /// Names of the lists [`hybrid`] fuses, in the order of [`FusedChunk::ranks`].
