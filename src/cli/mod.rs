@@ -430,13 +430,18 @@ fn query(
 
 /// Method names, `learned` running the network in `fusion_model` when one is given.
 fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> Result<Vec<retrieve::Method>, String> {
+    let is_learned = |name: &String| name.trim().eq_ignore_ascii_case(retrieve::LEARNED);
+    if fusion_model.is_some() && !names.iter().any(is_learned) {
+        return Err(format!(
+            "--fusion-model is run by the `{}` method only, and it was not asked for",
+            retrieve::LEARNED
+        ));
+    }
     let model = fusion_model.map(load_fusion_model).transpose()?;
     names
         .iter()
         .map(|name| match &model {
-            Some(model) if name.trim().eq_ignore_ascii_case(retrieve::LEARNED) => {
-                Ok(retrieve::Method::Learned(model.clone()))
-            }
+            Some(model) if is_learned(name) => Ok(retrieve::Method::Learned(model.clone())),
             _ => retrieve::Method::parse(name),
         })
         .collect()

@@ -15,14 +15,16 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::ChunkId;
 use crate::embed::{EmbedError, TextEmbedder};
 use crate::retrieve::training::LabelledCandidates;
-use crate::retrieve::{Method, Query, Retriever};
+use crate::retrieve::{self, Method, Query, Retriever};
 use crate::store::IndexedCorpus;
 
 pub use compare::{PairedDifference, paired_difference};
 pub use dataset::{Dataset, DatasetError, LabelledQuery};
 pub use metrics::{Metric, MetricKind};
 
-/// Documents kept per question in the run (and the run file): trec_eval's metrics at k ≤ this are exact.
+/// Documents kept per question in the run (and the run file): trec_eval's metrics at k ≤ this are exact for
+/// single retrievers. A fusion ranks only its inputs' top [`crate::retrieve::FUSION_DEPTH`] chunks each, so
+/// its run can hold fewer documents.
 pub const RUN_DEPTH: usize = 100;
 /// Chunks asked of a retriever per question; several chunks can belong to one document.
 const CHUNK_DEPTH: usize = 300;
@@ -224,10 +226,10 @@ pub fn labelled_candidates(
     for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
         let relevant = |chunk: ChunkId| {
             let document = &corpus.documents[corpus.chunks[chunk as usize].document as usize];
-            question.relevant.get(run::corpus_id(&document.source)).is_some_and(|&grade| grade > 0)
+            question.relevant.contains_key(run::corpus_id(&document.source))
         };
         let query = Query { text: &question.text, vector };
-        questions.push(Method::labelled_candidates(index, query, retrievers, &relevant));
+        questions.push(retrieve::labelled_candidates(index, query, retrievers, &relevant));
         progress(done + 1);
     }
     Ok(questions)

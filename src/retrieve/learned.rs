@@ -130,14 +130,23 @@ pub(crate) fn promising_count(candidates: usize, share: f64) -> usize {
 
 impl std::fmt::Debug for FusionModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FusionModel").field("retrievers", &self.retrievers).field("about", &self.about).finish()
+        f.debug_struct("FusionModel")
+            .field("retrievers", &self.retrievers)
+            .field("stages", &self.stages.len())
+            .field("promising", &self.promising)
+            .field("about", &self.about)
+            .finish()
     }
 }
 
 impl PartialEq for FusionModel {
-    /// Two models are equal when they read the same retrievers with bit-identical weights.
+    /// Two models are equal when they read the same retrievers through the same cascade with bit-identical
+    /// weights.
     fn eq(&self, other: &Self) -> bool {
-        self.retrievers == other.retrievers && self.weight_bits() == other.weight_bits()
+        self.retrievers == other.retrievers
+            && self.stages.len() == other.stages.len()
+            && self.promising == other.promising
+            && self.weight_bits() == other.weight_bits()
     }
 }
 
@@ -164,6 +173,14 @@ impl FusionModel {
             .map(|stage| FusionNetwork::new(retrievers.len(), weights_of.pp(stage_prefix(stage))))
             .collect::<candle_core::Result<Vec<_>>>()
             .map_err(|e| FusionModelError::Format(e.to_string()))?;
+        if let Some((name, _)) = weights.iter().find(|(_, tensor)| !all_finite(tensor)) {
+            return Err(FusionModelError::Format(format!("weight `{name}` holds a value that is not a finite number")));
+        }
+        if let Some((name, _)) =
+            weights.iter().find(|(name, tensor)| name.ends_with("running_var") && !all_positive(tensor))
+        {
+            return Err(FusionModelError::Format(format!("batch-norm variance `{name}` is not positive")));
+        }
         let model = Self { retrievers, weights, about, stages, promising };
         model.score(&[vec![0.0; model.retrievers.len()]])?;
         Ok(model)
@@ -215,6 +232,7 @@ impl FusionModel {
         safetensors::serialize(self.weights.iter(), Some(metadata)).expect("f32 tensors always serialise")
     }
 
+    /// A model from a file [`Self::to_bytes`] wrote; anything else is an error saying what is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, FusionModelError> {
         let format = |e: &dyn std::fmt::Display| FusionModelError::Format(e.to_string());
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format(&e))?;
@@ -231,26 +249,37 @@ impl FusionModel {
             let value = about.remove(key).unwrap_or_default();
             value.parse().map_err(|_| format(&format!("`{key}` is `{value}`, not a number")))
         };
-        let stages = number(STAGES_KEY)?;
         let promising = number(PROMISING_KEY)?;
+        let stages = about.remove(STAGES_KEY).unwrap_or_default();
+        let stages: usize =
+            stages.parse().map_err(|_| format(&format!("`{STAGES_KEY}` is `{stages}`, not a whole number")))?;
         let weights = candle_core::safetensors::load_buffer(bytes, &Device::Cpu).map_err(|e| format(&e))?;
         let weights = weights
             .into_iter()
             .map(|(name, tensor)| Ok((name, tensor.to_dtype(DType::F32)?)))
             .collect::<Result<BTreeMap<_, _>, FusionModelError>>()?;
-        Self::new(retrievers, weights, stages as usize, promising, about)
+        Self::new(retrievers, weights, stages, promising, about)
     }
 
     /// Every weight's bits, in name order.
     fn weight_bits(&self) -> Vec<(String, Vec<u32>)> {
         self.weights
             .iter()
-            .map(|(name, tensor)| {
-                let values = tensor.flatten_all().and_then(|t| t.to_vec1::<f32>()).unwrap_or_default();
-                (name.clone(), values.into_iter().map(f32::to_bits).collect())
-            })
+            .map(|(name, tensor)| (name.clone(), values(tensor).into_iter().map(f32::to_bits).collect()))
             .collect()
     }
+}
+
+fn values(tensor: &Tensor) -> Vec<f32> {
+    tensor.flatten_all().and_then(|t| t.to_vec1::<f32>()).unwrap_or_default()
+}
+
+fn all_finite(tensor: &Tensor) -> bool {
+    values(tensor).iter().all(|v| v.is_finite())
+}
+
+fn all_positive(tensor: &Tensor) -> bool {
+    values(tensor).iter().all(|&v| v > 0.0)
 }
 
 /// `network`'s probability of relevance for each row.
@@ -285,6 +314,20 @@ mod tests {
         assert!(scores.iter().all(|p| (0.0..=2.0).contains(p)));
     }
 
+    /// A weights file with its metadata's stage count replaced by `stages`.
+    fn with_stages(bytes: &[u8], stages: &str) -> Vec<u8> {
+        let length = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        let header = std::str::from_utf8(&bytes[8..8 + length]).unwrap();
+        let mut header = header.replace(r#""stages":"2""#, &format!(r#""stages":"{stages}""#));
+        while header.len() % 8 != 0 {
+            header.push(' ');
+        }
+        let mut edited = (header.len() as u64).to_le_bytes().to_vec();
+        edited.extend_from_slice(header.as_bytes());
+        edited.extend_from_slice(&bytes[8 + length..]);
+        edited
+    }
+
     #[test]
     fn bad_files_are_errors_not_panics() {
         assert!(FusionModel::from_bytes(b"").is_err());
@@ -292,6 +335,33 @@ mod tests {
         let mut truncated = FusionModel::shipped().to_bytes();
         truncated.truncate(truncated.len() / 2);
         assert!(FusionModel::from_bytes(&truncated).is_err());
+        let shipped = FusionModel::shipped();
+        let with = |name: &str, value: f32| {
+            let mut weights = shipped.weights.clone();
+            let tensor = &weights[name];
+            weights.insert(name.to_string(), (tensor.ones_like().unwrap() * value as f64).unwrap());
+            FusionModel::new(
+                shipped.retrievers.clone(),
+                weights,
+                shipped.stages.len(),
+                shipped.promising,
+                BTreeMap::new(),
+            )
+        };
+        let nan = with("stage1.output.weight", f32::NAN).unwrap_err().to_string();
+        assert!(nan.contains("`stage1.output.weight` holds a value that is not a finite number"), "{nan}");
+        let variance = with("stage0.hidden1.norm.running_var", -1.0).unwrap_err().to_string();
+        assert!(variance.contains("is not positive"), "{variance}");
+        let mut missing = shipped.weights.clone();
+        missing.remove("stage0.hidden0.linear.weight");
+        assert!(FusionModel::new(shipped.retrievers.clone(), missing, 2, 0.1, BTreeMap::new()).is_err());
+        for (stages, promising) in [(0, 0.1), (3, 0.1), (2, 0.0), (2, 1.5)] {
+            let weights = shipped.weights.clone();
+            assert!(FusionModel::new(shipped.retrievers.clone(), weights, stages, promising, BTreeMap::new()).is_err());
+        }
+        let err = FusionModel::from_bytes(&with_stages(&shipped.to_bytes(), "1.5")).unwrap_err().to_string();
+        assert!(err.contains("`stages` is `1.5`, not a whole number"), "{err}");
+        assert!(FusionModel::from_bytes(&with_stages(&shipped.to_bytes(), "2")).is_ok());
         let err = FusionModel::shipped().score(&[vec![0.0; 3]]).unwrap_err().to_string();
         assert!(err.contains("3 features given, the model reads 4"), "{err}");
     }

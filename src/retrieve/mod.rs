@@ -392,21 +392,21 @@ impl Method {
             }
         }
     }
+}
 
-    /// Each question's candidates with their standardised scores and labels, as [`training::train`] reads
-    /// them: the union of `retrievers`' lists for `query`, `relevant` deciding each chunk's label.
-    pub fn labelled_candidates(
-        index: &IndexedCorpus,
-        query: Query<'_>,
-        retrievers: &[Retriever],
-        relevant: &dyn Fn(ChunkId) -> bool,
-    ) -> training::LabelledCandidates {
-        let inputs = run_inputs(index, query, retrievers.iter().map(|&r| (r, 1.0)));
-        let fused = fusion::standardised_candidates(&input_lists(&inputs));
-        training::LabelledCandidates {
-            relevant: fused.iter().map(|f| relevant(f.chunk)).collect(),
-            features: fused.into_iter().map(|f| f.features).collect(),
-        }
+/// One question's candidates with their standardised scores and labels, as [`training::train`] reads
+/// them: the union of `retrievers`' lists for `query`, `relevant` deciding each chunk's label.
+pub fn labelled_candidates(
+    index: &IndexedCorpus,
+    query: Query<'_>,
+    retrievers: &[Retriever],
+    relevant: &dyn Fn(ChunkId) -> bool,
+) -> training::LabelledCandidates {
+    let inputs = run_inputs(index, query, retrievers.iter().map(|&r| (r, 1.0)));
+    let fused = fusion::standardised_candidates(&input_lists(&inputs));
+    training::LabelledCandidates {
+        relevant: fused.iter().map(|f| relevant(f.chunk)).collect(),
+        features: fused.into_iter().map(|f| f.features).collect(),
     }
 }
 

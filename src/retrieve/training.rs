@@ -9,6 +9,10 @@
 //! candidate). Here the second network learns from, and at inference re-ranks, only what the first passes:
 //! each question's share of candidates it finds most probable, the same share the seed keeps of the
 //! negatives.
+//!
+//! Smaller differences from Keras, the seed's framework: weights and biases start uniform in ±1/√fan-in
+//! (PyTorch's default, not Glorot with zero biases), Adam's ε is 1e-8 (not 1e-7), and the validation loss
+//! that early stopping watches leaves the L2 penalty out.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,6 +74,40 @@ impl Default for TrainingSettings {
     }
 }
 
+impl TrainingSettings {
+    fn check(&self) -> Result<(), TrainingError> {
+        let problem = if self.batch_size < 2 {
+            "batch norm needs batches of at least 2"
+        } else if !(self.promising > 0.0 && self.promising <= 1.0) {
+            "the promising share must be in (0, 1]"
+        } else if !(0.0..1.0).contains(&self.validation) {
+            "the validation share must be in [0, 1)"
+        } else if self.patience == 0 || self.max_epochs == 0 {
+            "patience and epochs must be at least 1"
+        } else {
+            return Ok(());
+        };
+        Err(TrainingError::Invalid(format!("training settings: {problem}")))
+    }
+}
+
+/// Every question has one label per candidate and one feature per retriever.
+fn check_shapes(width: usize, questions: &[LabelledCandidates]) -> Result<(), TrainingError> {
+    for (i, question) in questions.iter().enumerate() {
+        if question.features.len() != question.relevant.len() {
+            return Err(TrainingError::Invalid(format!(
+                "question {i}: {} candidates but {} labels",
+                question.features.len(),
+                question.relevant.len()
+            )));
+        }
+        if let Some(row) = question.features.iter().find(|row| row.len() != width) {
+            return Err(TrainingError::Invalid(format!("question {i}: {} features for {width} retrievers", row.len())));
+        }
+    }
+    Ok(())
+}
+
 /// How one network's training went.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageReport {
@@ -93,6 +131,12 @@ pub struct TrainingReport {
 pub enum TrainingError {
     #[error("no relevant candidate among the training questions: nothing to learn from")]
     NoPositives,
+    #[error("the first network passes no relevant candidate on: active sampling has nothing to learn from")]
+    NoPromisingPositives,
+    #[error("the validation loss never became a finite number: training diverged")]
+    Diverged,
+    #[error("{0}")]
+    Invalid(String),
     #[error("every question is held out for validation; give more questions")]
     TooFewQuestions,
     #[error(transparent)]
@@ -114,6 +158,8 @@ pub fn train(
     mut about: BTreeMap<String, String>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(FusionModel, TrainingReport), TrainingError> {
+    settings.check()?;
+    check_shapes(retrievers.len(), questions)?;
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
     let mut order: Vec<usize> = (0..questions.len()).collect();
     order.shuffle(&mut rng);
@@ -248,7 +294,7 @@ fn fit(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Trained, StageReport), TrainingError> {
     if train.positives() == 0 {
-        return Err(TrainingError::NoPositives);
+        return Err(if stage == 0 { TrainingError::NoPositives } else { TrainingError::NoPromisingPositives });
     }
     let varmap = VarMap::new();
     let prefix = stage_prefix(stage);
@@ -297,6 +343,9 @@ fn fit(
         }
     }
     let (loss, weights, _) = best;
+    if !loss.is_finite() {
+        return Err(TrainingError::Diverged);
+    }
     let tensors: HashMap<String, Tensor> = weights.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let network = FusionNetwork::new(inputs, VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu).pp(&prefix))?;
     let report = StageReport {
