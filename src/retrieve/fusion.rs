@@ -42,9 +42,7 @@ impl Fusion {
         for entry in &mut fused {
             entry.score = entry.features.iter().zip(weights).map(|(f, w)| f * w).sum();
         }
-        fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-        fused.truncate(k);
-        fused
+        best_first(fused, k)
     }
 }
 
@@ -114,6 +112,13 @@ fn standardise(lists: &[&[ScoredChunk]], fused: &mut [FusedChunk]) {
             entry.features[list_index] = z;
         }
     }
+}
+
+/// The `k` best of `fused` by score, ties by chunk id.
+pub(crate) fn best_first(mut fused: Vec<FusedChunk>, k: usize) -> Vec<FusedChunk> {
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+    fused.truncate(k);
+    fused
 }
 
 /// Unweighted RRF of `lists`.

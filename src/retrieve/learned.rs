@@ -13,7 +13,8 @@ use candle_nn::{BatchNorm, BatchNormConfig, Linear, Module, ModuleT, VarBuilder}
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::Retriever;
+use super::fusion::{FusedChunk, best_first, standardised_candidates};
+use super::{Retriever, ScoredChunk};
 
 /// Hidden layers as seed 000 built them: units and dropout rate, each layer ReLU → batch norm → dropout.
 pub const HIDDEN_LAYERS: [(usize, f32); 3] = [(256, 0.2), (128, 0.3), (64, 0.4)];
@@ -219,6 +220,18 @@ impl FusionModel {
             }
         }
         Ok(scores)
+    }
+
+    /// The `k` best candidates of `lists` (one per retriever the model reads, in its order), scored by the
+    /// model from their standardised scores.
+    pub(crate) fn fuse(&self, lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
+        let mut fused = standardised_candidates(lists);
+        let features: Vec<Vec<f32>> = fused.iter().map(|f| f.features.clone()).collect();
+        let scores = self.score(&features).expect("the model was checked at load; one list per input column");
+        for (entry, score) in fused.iter_mut().zip(scores) {
+            entry.score = score;
+        }
+        best_first(fused, k)
     }
 
     /// A safetensors file: the weights, and in its metadata the format, the retrievers and [`Self::about`].

@@ -380,14 +380,7 @@ impl Method {
             }
             Method::Learned(model) => {
                 let inputs = run_inputs(index, query, model.retrievers().iter().map(|&r| (r, 1.0)));
-                let mut fused = fusion::standardised_candidates(&input_lists(&inputs));
-                let features: Vec<Vec<f32>> = fused.iter().map(|f| f.features.clone()).collect();
-                let scores = model.score(&features).expect("the model was checked at load; features have its width");
-                for (entry, score) in fused.iter_mut().zip(scores) {
-                    entry.score = score;
-                }
-                fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-                fused.truncate(depth);
+                let fused = model.fuse(&input_lists(&inputs), depth);
                 Execution::fused(LEARNED, inputs, fused)
             }
         }
