@@ -1,12 +1,14 @@
 //! Latency of one query through every retriever and fusion, query embedding excluded: p50, p95 and mean
 //! per method over real questions on a real snapshot.
 //! Run: cargo bench --bench retrieval_latency -- SNAPSHOT QUERIES.jsonl[.gz] [METHOD ...]
-//! (methods default to every retriever, then rrf-all, zsum-all and learned).
+//! (methods default to every retriever, then rrf-all, zsum-all and learned). First it times the index-time
+//! build of seed 004's chunk graph and communities over the snapshot's corpus.
 
 use std::io::Read;
 use std::time::Instant;
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::graph::{ChunkGraph, ChunkGraphSettings};
 use quire::retrieve::{Method, Query, Retriever};
 
 /// Questions timed per method (the first ones of the file).
@@ -21,6 +23,7 @@ fn main() {
     };
     let index = quire::store::IndexedCorpus::from_snapshot(&std::fs::read(snapshot).expect("the snapshot reads"))
         .expect("the snapshot loads");
+    time_chunk_graph(&index);
     let questions = read_questions(queries);
     let model_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
     let embedder = MiniLmEmbedder::from_dir(&model_dir).expect("the model loads (bash models/fetch.sh)");
@@ -49,6 +52,35 @@ fn main() {
         let mean = times.iter().sum::<f64>() / times.len() as f64;
         println!("{:<10} {:>8.2} {:>8.2} {:>8.2}", method.name(), at(0.5), at(0.95), mean);
     }
+}
+
+/// The chunk graph's build time (median of three), as `quire index` and every add or remove pay it.
+fn time_chunk_graph(index: &quire::store::IndexedCorpus) {
+    let mut times: Vec<f64> = (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            let graph = ChunkGraph::build(
+                &index.corpus,
+                index.embeddings.vectors(),
+                &index.rows.chunks,
+                index.settings.bm25,
+                ChunkGraphSettings::default(),
+            );
+            std::hint::black_box(graph);
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let stats = index.chunk_graph.stats();
+    println!(
+        "chunk graph: {:.0} ms to build over {} chunks of {} documents ({} similar_to edges, {} communities, {} comm_similar_to links)",
+        times[1],
+        index.corpus.chunks.len(),
+        index.corpus.documents.len(),
+        stats.similar_edges,
+        stats.communities,
+        stats.community_links
+    );
 }
 
 /// The `text` of the first [`QUESTIONS`] lines of a BEIR queries file.

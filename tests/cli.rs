@@ -45,6 +45,9 @@ fn index_stats_query_add_remove() {
     assert_eq!(stats["documents"], 6);
     assert_eq!(stats["graph"]["nodes"]["page"], 6);
     assert!(stats["graph"]["edges"]["semantic_rel"].as_u64().unwrap() > 0);
+    let communities = |stats: &serde_json::Value| stats["chunk_graph"]["communities"].as_u64().unwrap();
+    let indexed_communities = communities(&stats);
+    assert!(indexed_communities >= 6, "every document is at least one community: {stats}");
 
     let out = quire(&["query", snapshot, "When did Eagle land in the Sea of Tranquility?", "-k", "3"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -70,6 +73,13 @@ fn index_stats_query_add_remove() {
     assert_eq!(json["trace"]["retrievers"][1]["weight"], 2.0);
     assert_eq!(json["trace"]["fusion"]["rows"][0]["features"].as_array().unwrap().len(), 2);
     assert_eq!(json["results"].as_array().unwrap().len(), 3);
+    let out = quire(&["query", snapshot, question, "-k", "3", "--method", "community", "--trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("seeds — communities nearest the query") && printed.contains("community 0 ("),
+        "{printed}"
+    );
     let out = quire(&["query", snapshot, question, "--method", "rrf:dense+nothing"]);
     assert!(!out.status.success() && text(&out.stderr).contains("unknown retriever `nothing`"));
 
@@ -88,6 +98,7 @@ fn index_stats_query_add_remove() {
     let out = quire(&["stats", snapshot, "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 7);
+    assert!(communities(&stats) > indexed_communities, "the chunk graph is rebuilt on add: {stats}");
 
     let removed = docs.join("sun.txt");
     let out = quire(&["remove", snapshot, removed.to_str().unwrap()]);
@@ -95,6 +106,7 @@ fn index_stats_query_add_remove() {
     let out = quire(&["stats", snapshot, "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 6);
+    assert!(communities(&stats) >= 6 && stats["chunk_graph"]["communities"] != serde_json::Value::Null, "{stats}");
 
     let out = quire(&["remove", snapshot, "nope.md"]);
     assert!(!out.status.success());

@@ -6,11 +6,10 @@ mod common;
 
 use std::sync::OnceLock;
 
-use quire::corpus::SourceFile;
 use quire::embed::TextEmbedder;
 use quire::eval::run::rank_documents;
 use quire::retrieve::{Method, Query, Retriever, Step, Trace, hub_score};
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+use quire::store::{IndexSettings, IndexedCorpus};
 
 const FILES: [(&str, &str); 6] = [
     (
@@ -34,16 +33,7 @@ const FILES: [(&str, &str); 6] = [
 
 fn index() -> &'static IndexedCorpus {
     static INDEX: OnceLock<IndexedCorpus> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let files: Vec<SourceFile> = FILES.iter().map(|(name, text)| SourceFile::new(name, *text)).collect();
-        let settings = IndexSettings::default();
-        let report = quire::corpus::ingest(&files, &settings.corpus);
-        assert!(report.errors.is_empty(), "{:?}", report.errors);
-        let embedder = common::embedder();
-        let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
-        builder.embed_all(embedder).unwrap();
-        builder.finish()
-    })
+    INDEX.get_or_init(|| common::index_files(&FILES, IndexSettings::default()))
 }
 
 /// The method's chunks for `question` as document titles, best first, and its trace.
@@ -171,11 +161,12 @@ fn one_hop_places_linked_documents_with_their_seed() {
 #[test]
 fn fused_trace_shows_every_input_and_its_features() {
     let (_, trace) = ask("zsum-all", TWO_HOP);
-    assert_eq!(trace.retrievers.len(), 9);
+    let seeds = Retriever::SEEDS.len();
+    assert_eq!(trace.retrievers.len(), seeds);
     let fusion = trace.fusion.as_ref().unwrap();
-    assert_eq!(fusion.inputs.len(), 9);
+    assert_eq!(fusion.inputs.len(), seeds);
     for row in &fusion.rows {
-        assert_eq!(row.features.len(), 9);
+        assert_eq!(row.features.len(), seeds);
         assert!((row.features.iter().sum::<f32>() - row.score).abs() < 1e-4);
     }
     let json = serde_json::to_string(&trace).unwrap();

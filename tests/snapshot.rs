@@ -7,6 +7,7 @@ mod snapshot_support;
 use proptest::prelude::*;
 use quire::corpus::{self, CorpusSettings, SourceFile};
 use quire::embed::TextEmbedder;
+use quire::graph::{ChunkGraph, ChunkGraphSettings};
 use quire::index::VectorIndexKind;
 use quire::retrieve::{self, Method, Query};
 use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, SnapshotError};
@@ -37,6 +38,7 @@ fn round_trip_preserves_everything() {
     assert_eq!(loaded.model, original.model);
     assert_eq!(loaded.rows, original.rows);
     assert_eq!(loaded.bm25, original.bm25);
+    assert_eq!(loaded.chunk_graph, original.chunk_graph);
     assert_eq!(loaded.embeddings.vectors(), original.embeddings.vectors());
     assert_eq!(loaded.graph.stats(&loaded.corpus), original.graph.stats(&original.corpus));
     assert!(loaded.embeddings.row_of(&original.corpus.entities[0].name).is_some());
@@ -182,6 +184,8 @@ fn a_chunk_index_over_other_rows_is_refused() {
 /// refuses to overwrite a golden file of the current version whose layout no longer decodes. Not named
 /// `.quire`: `.gitignore` ignores those, and this file must be checked in.
 const GOLDEN: &str = "tests/fixtures/golden-snapshot.bin";
+/// The golden file as format version 4 wrote it, before the chunk graph was stored.
+const GOLDEN_V4: &str = "tests/fixtures/golden-snapshot-v4.bin";
 
 /// Small and inline so the golden file stays a few KiB; HNSW so it pins `instant-distance`'s layout too.
 fn golden_index() -> IndexedCorpus {
@@ -250,4 +254,31 @@ fn golden_snapshot_pins_the_layout() {
         let hits = method.retrieve(&index, Query { text: "Dawn probe", vector: &vector }, 3);
         assert!(!hits.is_empty(), "{method:?}");
     }
+}
+
+#[test]
+fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
+    let path = common::root().join(GOLDEN_V4);
+    let old = std::fs::read(&path).unwrap_or_else(|e| panic!("{GOLDEN_V4}: {e}"));
+    assert_eq!(format_version(&old), 4);
+    let upgraded = IndexedCorpus::from_snapshot(&old).unwrap();
+    // Built from the stored vectors, it is the graph indexing builds from them, to the bit.
+    let from_stored_vectors = ChunkGraph::build(
+        &upgraded.corpus,
+        upgraded.embeddings.vectors(),
+        &upgraded.rows.chunks,
+        upgraded.settings.bm25,
+        ChunkGraphSettings::default(),
+    );
+    assert_eq!(upgraded.chunk_graph, from_stored_vectors);
+    // And it has the structure indexing the same files today gives (its floats may differ in the last bit:
+    // the embedder's kernels depend on the CPU).
+    let fresh = golden_index();
+    assert_eq!(upgraded.corpus, fresh.corpus);
+    assert_eq!(upgraded.chunk_graph.communities, fresh.chunk_graph.communities);
+    assert_eq!(upgraded.chunk_graph.community_of, fresh.chunk_graph.community_of);
+    assert!(!upgraded.chunk_graph.communities.is_empty());
+    let saved = upgraded.to_snapshot().unwrap();
+    assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
+    assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().chunk_graph, upgraded.chunk_graph);
 }

@@ -183,6 +183,11 @@ fn Stats(summary: RwSignal<Option<CorpusSummary>>) -> impl IntoView {
                 .iter()
                 .map(|(k, v)| (format!("{k} nodes"), *v))
                 .chain(s.graph.edges.iter().map(|(k, v)| (format!("{k} edges"), *v)))
+                .chain([
+                    ("chunk-graph communities".to_string(), s.chunk_graph.communities),
+                    ("similar_to edges".to_string(), s.chunk_graph.similar_edges),
+                    ("comm_similar_to links".to_string(), s.chunk_graph.community_links),
+                ])
                 .collect();
             view! {
                 <section class="panel" id="stats">

@@ -367,6 +367,22 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     for (kind, count) in &summary.graph.edges {
         println!("  {kind:<18} {count}");
     }
+    let chunk_graph = &summary.chunk_graph;
+    let threshold = |t: Option<f32>| t.map_or("none".to_string(), |t| format!("{t:.3}"));
+    println!("chunk graph (seed 004)");
+    println!("  {:<18} {} (largest {} chunks)", "communities", chunk_graph.communities, chunk_graph.largest_community);
+    println!(
+        "  {:<18} {} (cosine ≥ {})",
+        "similar_to edges",
+        chunk_graph.similar_edges,
+        threshold(chunk_graph.similar_threshold)
+    );
+    println!(
+        "  {:<18} {} (cosine ≥ {})",
+        "comm_similar_to",
+        chunk_graph.community_links,
+        threshold(chunk_graph.link_threshold)
+    );
     if list_documents {
         println!("documents");
         for doc in &index.corpus.documents {

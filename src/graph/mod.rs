@@ -2,6 +2,9 @@
 //! Chunk nodes; structural edges (`is_subchapter_of` to every ancestor, `has_subchapter` to direct children,
 //! likewise `is_chunk_of`/`has_chunk`), `next`/`previous` within a section, `cites`/`cited_in`, and
 //! `semantic_rel{type}` in both directions. Built deterministically from a [`Corpus`] in linear time.
+//! Seed 004's chunk graph and its communities, which need the chunk vectors, live in [`chunks`].
+
+pub mod chunks;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -10,6 +13,8 @@ use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
 use crate::corpus::{ChunkId, Corpus, EntityId, RelationTypeId, SectionId};
+
+pub use chunks::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, Community, Link};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NodeRef {

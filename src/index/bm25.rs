@@ -99,8 +99,13 @@ impl Bm25Index {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    /// Scores every chunk containing a query term; each distinct query term counts once.
+    /// The `k` best-scoring texts for `query`.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+        top_k(self.scores(query).into_iter().map(|(row, score)| Hit { row, score }), k)
+    }
+
+    /// The score of every text containing a query term, by row; each distinct query term counts once.
+    pub fn scores(&self, query: &str) -> HashMap<u32, f32> {
         let mut terms = Analyzer::default().terms(query);
         terms.sort();
         terms.dedup();
@@ -118,7 +123,7 @@ impl Bm25Index {
                 *scores.entry(posting.doc).or_default() += idf * saturation;
             }
         }
-        top_k(scores.into_iter().map(|(row, score)| Hit { row, score }), k)
+        scores
     }
 }
 

@@ -69,9 +69,7 @@ impl QuantizedVectors {
 
     /// Dot product of an f32 query with stored row `row`.
     pub fn dot(&self, query: &[f32], row: u32) -> f32 {
-        let codes = self.codes(row);
-        let sum: f32 = query.iter().zip(codes).map(|(q, &c)| q * c as f32).sum();
-        sum * self.scales[row as usize]
+        lane_dot(query, self.codes(row), |c| c as f32) * self.scales[row as usize]
     }
 
     pub fn bytes(&self) -> usize {
@@ -90,6 +88,27 @@ impl QuantizedVectors {
         }
         Ok(())
     }
+}
+
+/// Dot product of two f32 vectors.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    lane_dot(a, b, |x| x)
+}
+
+/// `Σ a·b` in eight independent partial sums. One running f32 sum fixes the order of the additions, which
+/// keeps the compiler from vectorising the loop; eight lanes let it use SIMD (SSE/AVX natively, simd128 in
+/// wasm32), several times faster on the scans every query makes.
+fn lane_dot<T: Copy>(a: &[f32], b: &[T], to_f32: impl Fn(T) -> f32) -> f32 {
+    const LANES: usize = 8;
+    let (a_blocks, b_blocks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = a_blocks.remainder().iter().zip(b_blocks.remainder()).map(|(&x, &y)| x * to_f32(y)).sum();
+    let mut lanes = [0f32; LANES];
+    for (x, y) in a_blocks.zip(b_blocks) {
+        for lane in 0..LANES {
+            lanes[lane] += x[lane] * to_f32(y[lane]);
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 /// An int8 point for the HNSW graph; distance is `1 - cosine` on unit vectors.

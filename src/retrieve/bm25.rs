@@ -4,5 +4,5 @@ use super::ScoredChunk;
 use crate::store::IndexedCorpus;
 
 pub fn bm25(index: &IndexedCorpus, query: &str, k: usize) -> Vec<ScoredChunk> {
-    index.bm25.search(query, k).into_iter().map(|hit| ScoredChunk { chunk: hit.row, score: hit.score }).collect()
+    index.bm25.search(query, k).into_iter().map(ScoredChunk::from).collect()
 }

@@ -4,10 +4,5 @@ use super::ScoredChunk;
 use crate::store::IndexedCorpus;
 
 pub fn dense(index: &IndexedCorpus, query_vector: &[f32], k: usize) -> Vec<ScoredChunk> {
-    index
-        .chunk_index
-        .search(index.embeddings.vectors(), query_vector, k)
-        .into_iter()
-        .map(|hit| ScoredChunk { chunk: hit.row, score: hit.score })
-        .collect()
+    index.chunk_index.search(index.embeddings.vectors(), query_vector, k).into_iter().map(ScoredChunk::from).collect()
 }

@@ -4,6 +4,7 @@
 //! for: one retriever alone, or several fused.
 
 mod bm25;
+mod community;
 mod dense;
 mod entity;
 pub mod fusion;
@@ -30,6 +31,7 @@ use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
+pub use community::community;
 pub use dense::dense;
 pub use entity::entity;
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
@@ -50,6 +52,18 @@ pub const FUSION_DEPTH: usize = 100;
 pub struct ScoredChunk {
     pub chunk: ChunkId,
     pub score: f32,
+}
+
+impl From<Hit> for ScoredChunk {
+    fn from(hit: Hit) -> Self {
+        ScoredChunk { chunk: hit.row, score: hit.score }
+    }
+}
+
+impl From<&FusedChunk> for ScoredChunk {
+    fn from(fused: &FusedChunk) -> Self {
+        ScoredChunk { chunk: fused.chunk, score: fused.score }
+    }
 }
 
 /// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding.
@@ -122,12 +136,13 @@ pub enum Retriever {
     Hub,
     Join,
     Triplet,
+    Community,
     OneHop,
 }
 
 impl Retriever {
     /// What `rrf-all` and `zsum-all` fuse: every retriever of the seeds (not the one-hop baseline).
-    pub const SEEDS: [Retriever; 9] = [
+    pub const SEEDS: [Retriever; 10] = [
         Self::Dense,
         Self::Bm25,
         Self::Page,
@@ -137,6 +152,7 @@ impl Retriever {
         Self::Hub,
         Self::Join,
         Self::Triplet,
+        Self::Community,
     ];
 
     /// Every retriever: the seeds', then the one-hop baseline.
@@ -155,6 +171,7 @@ impl Retriever {
             Self::Hub => "hub",
             Self::Join => "join",
             Self::Triplet => "triplet",
+            Self::Community => "community",
             Self::OneHop => "onehop",
         }
     }
@@ -170,6 +187,9 @@ impl Retriever {
             Self::Hub => "documents as hubs of verbalised relation paths, α = 5 weighted mean (seed 001)",
             Self::Join => "entities named in the query, their neighbour sets intersected (seed 002)",
             Self::Triplet => "verbalised relations ranked with the chunks (seed 003)",
+            Self::Community => {
+                "15 chunk-graph communities by hybrid search, one similarity hop to 30, hybrid search in their chunks (seed 004)"
+            }
             Self::OneHop => "baseline: RRF plus the documents one title mention away",
         }
     }
@@ -191,6 +211,7 @@ impl Retriever {
             Self::Hub => hub(index, query, depth),
             Self::Join => join(index, query, depth),
             Self::Triplet => triplet(index, query, depth),
+            Self::Community => community(index, query, depth),
             Self::OneHop => one_hop(index, query, depth),
         }
     }
@@ -428,7 +449,7 @@ struct Execution {
 
 impl Execution {
     fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {
-        let chunks = fused.iter().map(|f| ScoredChunk { chunk: f.chunk, score: f.score }).collect();
+        let chunks = fused.iter().map(ScoredChunk::from).collect();
         Self { chunks, inputs, fused: Some((name.to_string(), fused)) }
     }
 }

@@ -21,6 +21,8 @@ pub enum NodeKind {
     Chunk,
     /// A relation, shown as its statement `{subject} {relation} {object}`.
     Relation,
+    /// A community of seed 004's chunk graph.
+    Community,
 }
 
 /// A node as the trace shows it: kind, id within its kind, readable label, and the score it had.
@@ -39,6 +41,8 @@ impl TraceNode {
             NodeKind::Section => corpus.sections[id as usize].uri.clone(),
             NodeKind::Chunk => corpus.chunk_label(id),
             NodeKind::Relation => corpus.relation_statement(id as usize),
+            // The chunk graph names its communities (by their best chunk); the corpus alone cannot.
+            NodeKind::Community => format!("community {id}"),
         };
         Self { kind, id, label, score }
     }

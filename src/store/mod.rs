@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
-use crate::graph::{GraphStats, KnowledgeGraph};
+use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
@@ -114,6 +114,7 @@ pub struct CorpusSummary {
     pub embeddings: usize,
     pub embedding_bytes: usize,
     pub graph: GraphStats,
+    pub chunk_graph: ChunkGraphStats,
 }
 
 /// A corpus ready to query.
@@ -126,6 +127,9 @@ pub struct IndexedCorpus {
     pub chunk_index: VectorIndex,
     pub bm25: Bm25Index,
     pub graph: KnowledgeGraph,
+    /// Seed 004's chunk graph and communities; stored, since its similarity scans grow with the square of
+    /// the documents' and communities' sizes.
+    pub chunk_graph: ChunkGraph,
     /// Entity names to find in queries; derived from the corpus, never stored.
     pub gazetteer: Gazetteer,
 }
@@ -304,6 +308,13 @@ impl IndexBuilder {
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
         let graph = KnowledgeGraph::build(&self.corpus);
+        let chunk_graph = ChunkGraph::build(
+            &self.corpus,
+            self.store.vectors(),
+            &rows.chunks,
+            self.settings.bm25,
+            ChunkGraphSettings::default(),
+        );
         let gazetteer = Gazetteer::new(&self.corpus);
         IndexedCorpus {
             settings: self.settings,
@@ -314,6 +325,7 @@ impl IndexBuilder {
             chunk_index,
             bm25,
             graph,
+            chunk_graph,
             gazetteer,
         }
     }
@@ -364,6 +376,7 @@ impl IndexedCorpus {
             embeddings: self.embeddings.len(),
             embedding_bytes: self.embeddings.vectors().bytes(),
             graph: self.graph.stats(corpus),
+            chunk_graph: self.chunk_graph.stats(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! Snapshot file: `MAGIC` (8 bytes) | format version (u32 LE) | payload length (u64 LE) | blake3 of the
 //! payload (32 bytes) | payload (postcard). The knowledge graph is not stored: it is rebuilt from the
 //! stored corpus on load, in linear time, so the file cannot hold a graph that disagrees with its corpus.
+//! Seed 004's chunk graph is stored (its similarity scans are not linear); a version-4 file, written before
+//! it existed, is the same payload without it, and gains it on load.
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
 //! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/snapshot.rs`).
@@ -10,12 +12,14 @@ use serde::{Deserialize, Serialize};
 use super::{EmbeddingStore, IndexSettings, IndexedCorpus, NodeRows};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
-use crate::graph::KnowledgeGraph;
+use crate::graph::{ChunkGraph, ChunkGraphSettings, KnowledgeGraph};
 use crate::index::Bm25Index;
 use crate::index::vectors::UncheckedVectorIndex;
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
+/// The last version without the chunk graph, still read.
+const WITHOUT_CHUNK_GRAPH: u32 = 4;
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -41,7 +45,7 @@ pub enum SnapshotError {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Body<C, E, R, V, B, S, M> {
+struct Body<C, E, R, V, B, S, M, G> {
     settings: S,
     model: M,
     corpus: C,
@@ -49,6 +53,8 @@ struct Body<C, E, R, V, B, S, M> {
     rows: R,
     chunk_index: V,
     bm25: B,
+    /// Last, so that a version-4 payload is this body with `()` here (postcard writes `()` as no bytes).
+    chunk_graph: G,
 }
 
 pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
@@ -60,6 +66,7 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
         rows: &index.rows,
         chunk_index: &index.chunk_index,
         bm25: &index.bm25,
+        chunk_graph: &index.chunk_graph,
     };
     let payload = postcard::to_allocvec(&body).map_err(|e| SnapshotError::Encode(e.to_string()))?;
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
@@ -71,9 +78,43 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     Ok(out)
 }
 
-type OwnedBody = Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity>;
+type OwnedBody<G> =
+    Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G>;
 
-impl OwnedBody {
+/// What a payload holds in place of the chunk graph: the graph itself, or nothing (version 4).
+trait StoredChunkGraph {
+    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), String>;
+    /// The chunk graph, rebuilt when the payload had none.
+    fn into_chunk_graph(self, body: &OwnedBody<()>) -> ChunkGraph;
+}
+
+impl StoredChunkGraph for ChunkGraph {
+    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), String> {
+        ChunkGraph::check(self, corpus.documents.len(), corpus.chunks.len(), dimension)
+    }
+
+    fn into_chunk_graph(self, _: &OwnedBody<()>) -> ChunkGraph {
+        self
+    }
+}
+
+impl StoredChunkGraph for () {
+    fn check(&self, _: &Corpus, _: usize) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn into_chunk_graph(self, body: &OwnedBody<()>) -> ChunkGraph {
+        ChunkGraph::build(
+            &body.corpus,
+            body.embeddings.vectors(),
+            &body.rows.chunks,
+            body.settings.bm25,
+            ChunkGraphSettings::default(),
+        )
+    }
+}
+
+impl<G: StoredChunkGraph> OwnedBody<G> {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
     fn check(&self) -> Result<(), String> {
         self.corpus.check()?;
@@ -97,34 +138,43 @@ impl OwnedBody {
                 return Err("node embedding rows disagree with the corpus".into());
             }
         }
-        self.bm25.check(corpus.chunks.len())
+        self.bm25.check(corpus.chunks.len())?;
+        self.chunk_graph.check(corpus, vectors.dimension())
     }
 
     /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
     fn into_index(self) -> Result<IndexedCorpus, String> {
         self.check()?;
-        let chunk_index = self.chunk_index.validate(&self.rows.chunks, self.embeddings.vectors())?;
-        let mut embeddings = self.embeddings;
+        let (body, stored) = self.split_chunk_graph();
+        let chunk_graph = stored.into_chunk_graph(&body);
+        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph: () } = body;
+        let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         embeddings.reindex();
-        let graph = KnowledgeGraph::build(&self.corpus);
-        let gazetteer = crate::corpus::Gazetteer::new(&self.corpus);
+        let graph = KnowledgeGraph::build(&corpus);
+        let gazetteer = crate::corpus::Gazetteer::new(&corpus);
         Ok(IndexedCorpus {
-            settings: self.settings,
-            model: self.model,
-            corpus: self.corpus,
+            settings,
+            model,
+            corpus,
             embeddings,
-            rows: self.rows,
+            rows,
             chunk_index,
-            bm25: self.bm25,
+            bm25,
             graph,
+            chunk_graph,
             gazetteer,
         })
     }
+
+    fn split_chunk_graph(self) -> (OwnedBody<()>, G) {
+        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph } = self;
+        (Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph: () }, chunk_graph)
+    }
 }
 
-/// The payload, once the header says it is one of ours, of this version, exactly as long as the file, and
-/// its checksum vouches for it.
-fn payload(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
+/// The payload and its format version, once the header says it is one of ours, of a version this build
+/// reads, exactly as long as the file, and its checksum vouches for it.
+fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(SnapshotError::NotASnapshot);
     }
@@ -133,7 +183,7 @@ fn payload(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != WITHOUT_CHUNK_GRAPH {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
     // Saturating: a damaged length must give an error, not an overflow.
@@ -150,13 +200,22 @@ fn payload(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     if blake3::hash(payload).as_bytes() != &bytes[20..52] {
         return Err(SnapshotError::ChecksumMismatch);
     }
-    Ok(payload)
+    Ok((version, payload))
 }
 
 pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
-    let payload = payload(bytes)?;
+    match payload(bytes)? {
+        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<()>(bytes, payload),
+        (_, payload) => decode_body::<ChunkGraph>(bytes, payload),
+    }
+}
+
+fn decode_body<G>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
+where
+    G: StoredChunkGraph + serde::de::DeserializeOwned,
+{
     let (body, rest) =
-        postcard::take_from_bytes::<OwnedBody>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+        postcard::take_from_bytes::<OwnedBody<G>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
     // The payload must be exactly one body: postcard on its own ignores what follows.
     if !rest.is_empty() {
         let actual = bytes.len() as u64;

@@ -1,11 +1,12 @@
-//! Shared by the integration tests: the real embedder and the bundled demo corpus.
+//! Shared by the integration tests: the real embedder, the bundled demo corpus, and indexing in-memory files.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use quire::corpus::SourceFile;
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
 
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,4 +34,15 @@ pub fn demo_files() -> Vec<SourceFile> {
             SourceFile::new(name, std::fs::read(root().join("public/demo").join(name)).unwrap())
         })
         .collect()
+}
+
+/// `files` (name, text) parsed, embedded and indexed with `settings`; every file must parse.
+pub fn index_files(files: &[(&str, &str)], settings: IndexSettings) -> IndexedCorpus {
+    let files: Vec<SourceFile> = files.iter().map(|(name, text)| SourceFile::new(name, *text)).collect();
+    let report = quire::corpus::ingest(&files, &settings.corpus);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let embedder = embedder();
+    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    builder.embed_all(embedder).unwrap();
+    builder.finish()
 }

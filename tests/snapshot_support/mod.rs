@@ -49,12 +49,14 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25, the last part.
+/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25 and the chunk graph,
+/// the last parts.
 pub fn chunk_index_span(index: &IndexedCorpus) -> Range<usize> {
     let payload_len = index.to_snapshot().unwrap().len() - HEADER_LEN;
-    let bm25_len = postcard::to_allocvec(&index.bm25).unwrap().len();
+    let after =
+        postcard::to_allocvec(&index.bm25).unwrap().len() + postcard::to_allocvec(&index.chunk_graph).unwrap().len();
     let vectors_len = postcard::to_allocvec(&index.chunk_index).unwrap().len();
-    payload_len - bm25_len - vectors_len..payload_len - bm25_len
+    payload_len - after - vectors_len..payload_len - after
 }
 
 /// The encoded `VectorIndex` (`rows`, then `Structure`), with `instant-distance`'s `HnswMap { hnsw: Hnsw {

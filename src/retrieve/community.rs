@@ -1,0 +1,102 @@
+//! Community retriever (seed 004 §5.2.3): coarse to fine over the chunk graph's communities. Hybrid search
+//! over the communities (their vectors, and BM25 over their extractive summaries) picks
+//! [`SEED_COMMUNITIES`]; one hop along `comm_similar_to` links adds the most similar communities of other
+//! documents until the pool holds [`POOL_COMMUNITIES`]; hybrid search among the pool's chunks ranks them.
+//! Hybrid search here is the equal-weight sum of standardised dense and BM25 scores, the fusion of the two
+//! that measured best (docs/QUALITY.md).
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::fusion::Fusion;
+use super::trace::{NodeKind, Step, TraceNode};
+use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk};
+use crate::corpus::ChunkId;
+use crate::index::{Hit, top_k};
+use crate::store::IndexedCorpus;
+
+pub const SEED_COMMUNITIES: usize = 15;
+pub const POOL_COMMUNITIES: usize = 30;
+
+pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+    let seeds = seed_communities(index, query);
+    let expansions = expand(index, &seeds);
+    let pool: Vec<ChunkId> = seeds
+        .iter()
+        .map(|s| s.chunk)
+        .chain(expansions.iter().map(|e| e.1))
+        .flat_map(|c| index.chunk_graph.communities[c as usize].chunks.iter().copied())
+        .collect();
+    let chunks = hybrid_within(index, query, &pool, depth);
+    let node = |id: u32, score: f32| community_node(index, id, score);
+    let mut steps = vec![Step::seeds(
+        "communities nearest the query (hybrid search over community vectors and summaries)",
+        seeds.iter().map(|s| node(s.chunk, s.score)).collect(),
+    )];
+    steps.extend(expansions.iter().map(|&(from, to, similarity)| Step::Expand {
+        from: node(from, 0.0),
+        relation: "comm_similar_to".into(),
+        to: node(to, similarity),
+        score: similarity,
+    }));
+    Retrieval { chunks, steps }
+}
+
+/// A community as the trace shows it: named by its best chunk by PageRank.
+fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
+    let community = &index.chunk_graph.communities[id as usize];
+    let label = format!(
+        "community {id} ({} chunks): {}",
+        community.chunks.len(),
+        index.corpus.chunk_label(community.chunks[0])
+    );
+    TraceNode { kind: NodeKind::Community, id, label, score }
+}
+
+/// The [`SEED_COMMUNITIES`] best communities by hybrid score (community ids in `chunk`: fusion only compares
+/// ids).
+fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk> {
+    let graph = &index.chunk_graph;
+    let dense = top_k(
+        (0..graph.vectors.len() as u32).map(|row| Hit { row, score: graph.vectors.dot(query.vector, row) }),
+        FUSION_DEPTH,
+    );
+    let lexical = graph.summaries.search(query.text, FUSION_DEPTH);
+    hybrid(dense, lexical, SEED_COMMUNITIES)
+}
+
+/// The `k` best of two ranked lists by the equal-weight sum of their standardised scores.
+fn hybrid(dense: Vec<Hit>, lexical: Vec<Hit>, k: usize) -> Vec<ScoredChunk> {
+    let as_list = |hits: Vec<Hit>| -> Vec<ScoredChunk> { hits.into_iter().map(ScoredChunk::from).collect() };
+    Fusion::Zsum.fuse(&[&as_list(dense), &as_list(lexical)], &[1.0, 1.0], k).iter().map(ScoredChunk::from).collect()
+}
+
+/// One hop from the seeds: the communities they link to, most similar link first, until the pool holds
+/// [`POOL_COMMUNITIES`]; as (from, to, similarity).
+fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> {
+    let taken: HashSet<u32> = seeds.iter().map(|s| s.chunk).collect();
+    let mut best: BTreeMap<u32, (u32, f32)> = BTreeMap::new();
+    for seed in seeds {
+        for link in &index.chunk_graph.links[seed.chunk as usize] {
+            if taken.contains(&link.community) {
+                continue;
+            }
+            let entry = best.entry(link.community).or_insert((seed.chunk, link.similarity));
+            if link.similarity > entry.1 {
+                *entry = (seed.chunk, link.similarity);
+            }
+        }
+    }
+    let mut hops: Vec<(u32, u32, f32)> = best.into_iter().map(|(to, (from, s))| (from, to, s)).collect();
+    hops.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+    hops.truncate(POOL_COMMUNITIES.saturating_sub(seeds.len()));
+    hops
+}
+
+/// The `depth` best of `pool` by hybrid score among themselves.
+fn hybrid_within(index: &IndexedCorpus, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
+    let vectors = index.embeddings.vectors();
+    let dense = pool.iter().map(|&row| Hit { row, score: vectors.dot(query.vector, index.rows.chunks[row as usize]) });
+    let lexical_scores = index.bm25.scores(query.text);
+    let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { row, score }));
+    hybrid(top_k(dense, pool.len()), top_k(lexical, pool.len()), depth)
+}
