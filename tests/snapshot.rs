@@ -7,7 +7,6 @@ mod snapshot_support;
 use proptest::prelude::*;
 use quire::corpus::{self, CorpusSettings, SourceFile};
 use quire::embed::TextEmbedder;
-use quire::graph::{ChunkGraph, ChunkGraphSettings};
 use quire::index::VectorIndexKind;
 use quire::retrieve::{self, Method, Query};
 use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, SnapshotError};
@@ -263,14 +262,7 @@ fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
     assert_eq!(format_version(&old), 4);
     let upgraded = IndexedCorpus::from_snapshot(&old).unwrap();
     // Built from the stored vectors, it is the graph indexing builds from them, to the bit.
-    let from_stored_vectors = ChunkGraph::build(
-        &upgraded.corpus,
-        upgraded.embeddings.vectors(),
-        &upgraded.rows.chunks,
-        upgraded.settings.bm25,
-        ChunkGraphSettings::default(),
-    );
-    assert_eq!(upgraded.chunk_graph, from_stored_vectors);
+    assert_eq!(upgraded.chunk_graph, upgraded.rebuild_chunk_graph());
     // And it has the structure indexing the same files today gives (its floats may differ in the last bit:
     // the embedder's kernels depend on the CPU).
     let fresh = golden_index();

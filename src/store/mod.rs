@@ -117,6 +117,17 @@ pub struct CorpusSummary {
     pub chunk_graph: ChunkGraphStats,
 }
 
+/// Seed 004's chunk graph over an index's parts, with the settings every index builds it with: indexing,
+/// and loading a snapshot written before the chunk graph existed.
+fn build_chunk_graph(
+    corpus: &Corpus,
+    vectors: &QuantizedVectors,
+    rows: &NodeRows,
+    settings: &IndexSettings,
+) -> ChunkGraph {
+    ChunkGraph::build(corpus, vectors, &rows.chunks, settings.bm25, ChunkGraphSettings::default())
+}
+
 /// A corpus ready to query.
 pub struct IndexedCorpus {
     pub settings: IndexSettings,
@@ -308,13 +319,7 @@ impl IndexBuilder {
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
         let graph = KnowledgeGraph::build(&self.corpus);
-        let chunk_graph = ChunkGraph::build(
-            &self.corpus,
-            self.store.vectors(),
-            &rows.chunks,
-            self.settings.bm25,
-            ChunkGraphSettings::default(),
-        );
+        let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
         let gazetteer = Gazetteer::new(&self.corpus);
         IndexedCorpus {
             settings: self.settings,
@@ -359,6 +364,11 @@ impl IndexedCorpus {
 
     pub fn from_snapshot(bytes: &[u8]) -> Result<Self, SnapshotError> {
         snapshot::decode(bytes)
+    }
+
+    /// The chunk graph built afresh from this index's corpus and vectors, as indexing builds it.
+    pub fn rebuild_chunk_graph(&self) -> ChunkGraph {
+        build_chunk_graph(&self.corpus, self.embeddings.vectors(), &self.rows, &self.settings)
     }
 
     pub fn summary(&self) -> CorpusSummary {

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::{EmbeddingStore, IndexSettings, IndexedCorpus, NodeRows};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
-use crate::graph::{ChunkGraph, ChunkGraphSettings, KnowledgeGraph};
-use crate::index::Bm25Index;
+use crate::graph::{ChunkGraph, KnowledgeGraph};
 use crate::index::vectors::UncheckedVectorIndex;
+use crate::index::{Bm25Index, QuantizedVectors};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
 pub const FORMAT_VERSION: u32 = 5;
@@ -84,8 +84,14 @@ type OwnedBody<G> =
 /// What a payload holds in place of the chunk graph: the graph itself, or nothing (version 4).
 trait StoredChunkGraph {
     fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), String>;
-    /// The chunk graph, rebuilt when the payload had none.
-    fn into_chunk_graph(self, body: &OwnedBody<()>) -> ChunkGraph;
+    /// The chunk graph, built from the index's parts when the payload had none.
+    fn into_chunk_graph(
+        self,
+        corpus: &Corpus,
+        vectors: &QuantizedVectors,
+        rows: &NodeRows,
+        settings: &IndexSettings,
+    ) -> ChunkGraph;
 }
 
 impl StoredChunkGraph for ChunkGraph {
@@ -93,7 +99,7 @@ impl StoredChunkGraph for ChunkGraph {
         ChunkGraph::check(self, corpus.documents.len(), corpus.chunks.len(), dimension)
     }
 
-    fn into_chunk_graph(self, _: &OwnedBody<()>) -> ChunkGraph {
+    fn into_chunk_graph(self, _: &Corpus, _: &QuantizedVectors, _: &NodeRows, _: &IndexSettings) -> ChunkGraph {
         self
     }
 }
@@ -103,14 +109,14 @@ impl StoredChunkGraph for () {
         Ok(())
     }
 
-    fn into_chunk_graph(self, body: &OwnedBody<()>) -> ChunkGraph {
-        ChunkGraph::build(
-            &body.corpus,
-            body.embeddings.vectors(),
-            &body.rows.chunks,
-            body.settings.bm25,
-            ChunkGraphSettings::default(),
-        )
+    fn into_chunk_graph(
+        self,
+        corpus: &Corpus,
+        vectors: &QuantizedVectors,
+        rows: &NodeRows,
+        settings: &IndexSettings,
+    ) -> ChunkGraph {
+        super::build_chunk_graph(corpus, vectors, rows, settings)
     }
 }
 
@@ -145,10 +151,9 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
     /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
     fn into_index(self) -> Result<IndexedCorpus, String> {
         self.check()?;
-        let (body, stored) = self.split_chunk_graph();
-        let chunk_graph = stored.into_chunk_graph(&body);
-        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph: () } = body;
+        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph } = self;
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
+        let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = crate::corpus::Gazetteer::new(&corpus);
@@ -164,11 +169,6 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
             chunk_graph,
             gazetteer,
         })
-    }
-
-    fn split_chunk_graph(self) -> (OwnedBody<()>, G) {
-        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph } = self;
-        (Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph: () }, chunk_graph)
     }
 }
 
