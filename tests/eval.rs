@@ -1,6 +1,8 @@
-//! `quire eval` end to end on a real 300-document cut of SciFact (tests/fixtures/scifact-subset, made by
-//! `scripts/make_eval_fixture.py`): it indexes once, caches the index, and reproduces the figures the full
-//! pipeline computed for this subset when the fixture was made. Bad dataset folders get errors naming the file.
+//! `quire eval` end to end on real cuts of SciFact (tests/fixtures/scifact-subset, 300 documents) and of
+//! HotpotQA dev 500 (tests/fixtures/hotpotqa-subset, 400 paragraphs of 60 multi-hop questions), both made by
+//! `scripts/make_eval_fixture.py`: it indexes once, caches the index, and reproduces the figures the full
+//! pipeline computed for these subsets when the fixtures were made. Bad dataset folders get errors naming the
+//! file.
 
 mod common;
 
@@ -85,6 +87,35 @@ fn train_and_evaluate_learned_fusion(cache: &Path, fixture: &str) {
     let bad = quire_eval(cache, &[fixture, "--retrievers", "learned", "--fusion-model", fixture]);
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains(fixture), "{}", text(&bad.stderr));
+}
+
+/// Set Coverage@2 and @5 (both gold paragraphs among the top k) on the multi-hop subset, as the full pipeline
+/// computed them (`quire eval tests/fixtures/hotpotqa-subset -k 2,5 --metrics coverage --retrievers
+/// zsum,onehop,join`). The node-set join, following title mentions from the anchors, finds both paragraphs of
+/// a bridge question where dense + BM25 find one.
+const MULTI_HOP_EXPECTED: [(&str, f64, f64); 3] =
+    [("zsum", 0.233, 0.617), ("onehop", 0.517, 0.833), ("join", 0.550, 0.883)];
+/// Two questions of sixty.
+const MULTI_HOP_TOLERANCE: f64 = 0.034;
+
+#[test]
+fn graph_retrieval_finds_both_hops_of_multi_hop_questions() {
+    let cache = tempfile::tempdir().unwrap();
+    let fixture = common::root().join("tests/fixtures/hotpotqa-subset");
+    let args = ["-k", "2,5", "--metrics", "coverage", "--retrievers", "zsum,onehop,join", "--json"];
+    let out = quire_eval(cache.path(), &[&[fixture.to_str().unwrap()][..], &args].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let report: quire::eval::EvalReport = serde_json::from_str(&stdout[stdout.find("{\n").unwrap()..]).unwrap();
+    assert_eq!(report.queries.len(), 60);
+    let coverage = |method: &str| report.result(method).unwrap_or_else(|| panic!("no {method} row")).means.clone();
+    for (method, at2, at5) in MULTI_HOP_EXPECTED {
+        let got = coverage(method);
+        assert!((got[0] - at2).abs() < MULTI_HOP_TOLERANCE, "{method} Cov@2 {} vs {at2}", got[0]);
+        assert!((got[1] - at5).abs() < MULTI_HOP_TOLERANCE, "{method} Cov@5 {} vs {at5}", got[1]);
+    }
+    let (join, zsum) = (coverage("join"), coverage("zsum"));
+    assert!(join[0] > zsum[0] + 0.2 && join[1] > zsum[1] + 0.15, "join {join:?} vs zsum {zsum:?}");
 }
 
 #[test]

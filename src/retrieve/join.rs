@@ -1,25 +1,71 @@
-//! Node-set join retriever (seed 002, FocusedRetriever). The entities the query names (dictionary match
-//! against the entity gazetteer; the nearest entity by vector search when it names none) are anchors. Each
-//! anchor's neighbour set is itself and every entity one relation or mention away; with several anchors the
-//! sets are intersected (the entities related to all of them, as "the film directed by A starring B"), and
-//! when the intersection is empty they are united. Survivors are ranked by how near the query they are (the
-//! best of their name's cosine and their page's chunks' cosines) and taken k̂ at a time,
-//! k̂ ← int(1.5·k̂ + 0.5), until their chunks (citing them or in their page) fill the list's top
-//! [`ANSWERS`]. Joined chunks rank by their own cosine, above everything vector search then fills in.
+//! Node-set join retriever (seed 002, FocusedRetriever). Anchors are the entities the query names
+//! (dictionary match against the entity gazetteer) and the pages of the best hybrid matches (the seed's
+//! candidate entities by search: a bridge question often names neither end of its bridge by a known title).
+//! Each anchor's neighbour set is itself and every entity one relation or mention away; the sets are
+//! intersected (the entities related to all anchors, as "the film directed by A starring B"), and united
+//! when the intersection is empty.
+//!
+//! Survivors rank as the pairs a multi-hop question needs. A pair is an anchor and one of its neighbours, or
+//! two entities the query names (the query links them itself: "which is older, A or B?"); it scores the sum
+//! of its ends' hybrid relevance (the best standardised dense + BM25 score among their own chunks), so a
+//! bridge's far end ranks by the anchor that leads to it and by its own match, and each survivor by its best
+//! pair. Survivors are taken k̂ at a time, k̂ ← int(1.5·k̂ + 0.5), until their own chunks fill the list's top
+//! [`ANSWERS`]; the hybrid list fills the rest below them, in its own order.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use super::fusion::standardised_sum;
 use super::trace::{Step, TraceNode};
-use super::{Query, Retrieval, ScoredChunk, chunks_about, dense, nearest, rank_chunks};
-use crate::corpus::EntityId;
+use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk, bm25, citing_chunks, dense, rank_chunks};
+use crate::corpus::{ChunkId, EntityId};
 use crate::store::IndexedCorpus;
 
-/// Answers the join must supply before vector search fills the rest.
+/// Answers the join must supply before hybrid search fills the rest.
 pub const ANSWERS: usize = 10;
 /// Survivors taken first.
 const FIRST_TAKE: usize = 1;
 /// Anchors read from one query at most: a long query naming many entities joins nothing useful.
 const MAX_ANCHORS: usize = 5;
+/// Pages of the best hybrid matches taken as anchors beside the named entities: a bridge question often
+/// names neither end of its bridge by a title the gazetteer knows.
+const SEARCHED_ANCHORS: usize = 5;
+
+/// Hybrid relevance of chunks to the query: the equal-weight sum of standardised dense and BM25 scores over
+/// their top lists; a chunk in neither list scores just below the lowest.
+struct Hybrid {
+    ranked: Vec<ScoredChunk>,
+    by_chunk: HashMap<ChunkId, f32>,
+    floor: f32,
+}
+
+impl Hybrid {
+    fn search(index: &IndexedCorpus, query: Query<'_>) -> Hybrid {
+        let dense = dense(index, query.vector, FUSION_DEPTH);
+        let bm25 = bm25(index, query.text, FUSION_DEPTH);
+        let ranked: Vec<ScoredChunk> =
+            standardised_sum(&[&dense, &bm25], usize::MAX).iter().map(ScoredChunk::from).collect();
+        let floor = ranked.last().map_or(0.0, |c| c.score - 1e-3);
+        let by_chunk = ranked.iter().map(|c| (c.chunk, c.score)).collect();
+        Hybrid { ranked, by_chunk, floor }
+    }
+
+    fn chunk(&self, chunk: ChunkId) -> f32 {
+        self.by_chunk.get(&chunk).copied().unwrap_or(self.floor)
+    }
+
+    /// An entity's relevance: its page's best chunk, or for an entity without a page the best chunk citing it.
+    fn entity(&self, index: &IndexedCorpus, entity: EntityId) -> f32 {
+        own_chunks(index, entity).into_iter().map(|c| self.chunk(c)).fold(self.floor, f32::max)
+    }
+}
+
+/// The chunks that speak for an entity: its page's, or for an entity without a page those citing it.
+fn own_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    match index.corpus.entities[entity as usize].document {
+        Some(document) => index.corpus.document_chunks(document).collect(),
+        None => citing_chunks(index, entity),
+    }
+}
 
 fn neighbour_set(index: &IndexedCorpus, entity: EntityId) -> HashSet<EntityId> {
     let mut set: HashSet<EntityId> =
@@ -28,80 +74,162 @@ fn neighbour_set(index: &IndexedCorpus, entity: EntityId) -> HashSet<EntityId> {
     set
 }
 
-fn anchors(index: &IndexedCorpus, query: Query<'_>) -> (Vec<(EntityId, f32)>, &'static str) {
-    let vectors = index.embeddings.vectors();
-    let named: Vec<(EntityId, f32)> = index
-        .gazetteer
-        .find(query.text)
-        .into_iter()
-        .take(MAX_ANCHORS)
-        .map(|e| (e, vectors.dot(query.vector, index.rows.entities[e as usize])))
-        .collect();
-    if !named.is_empty() {
-        return (named, "entities named in the query");
+/// The anchors: the entities the query names, then the pages of the best hybrid matches, each once; and
+/// how many of them the query names.
+fn anchors(index: &IndexedCorpus, query: Query<'_>, hybrid: &Hybrid) -> (Vec<EntityId>, usize) {
+    let mut anchors: Vec<EntityId> = index.gazetteer.find(query.text);
+    anchors.truncate(MAX_ANCHORS);
+    let named = anchors.len();
+    let mut searched = 0;
+    for hit in &hybrid.ranked {
+        if searched == SEARCHED_ANCHORS {
+            break;
+        }
+        let page = index.corpus.chunks[hit.chunk as usize].document;
+        if !anchors[named..].contains(&page) {
+            searched += 1;
+            if !anchors[..named].contains(&page) {
+                anchors.push(page);
+            }
+        }
     }
-    let nearest = nearest(index, &index.rows.entities, query.vector, 1).into_iter().map(|h| (h.row, h.score));
-    (nearest.collect(), "no entity named: the entity nearest the query")
+    (anchors, named)
+}
+
+/// Survivors with the score of the best pair each belongs to, best first. A pair is an anchor and a
+/// neighbour of it, or two anchors the query names (the query itself links them: "which is older, A or
+/// B?"); it scores the sum of its ends' relevance. A survivor in no pair scores its relevance plus the
+/// floor.
+fn pair_scores(
+    index: &IndexedCorpus,
+    hybrid: &Hybrid,
+    (anchors, named): (&[EntityId], usize),
+    sets: &[HashSet<EntityId>],
+    survivors: &HashSet<EntityId>,
+) -> Vec<(EntityId, f32)> {
+    let mut relevance: HashMap<EntityId, f32> = HashMap::new();
+    let mut relevance_of = |e: EntityId| *relevance.entry(e).or_insert_with(|| hybrid.entity(index, e));
+    let mut best: HashMap<EntityId, f32> = survivors.iter().map(|&e| (e, relevance_of(e) + hybrid.floor)).collect();
+    let linked = anchors.iter().zip(sets).flat_map(|(&anchor, set)| {
+        set.iter().filter(move |&&n| n != anchor && survivors.contains(&n)).map(move |&n| (anchor, n))
+    });
+    let named_pairs =
+        anchors[..named].iter().enumerate().flat_map(|(i, &a)| anchors[i + 1..named].iter().map(move |&b| (a, b)));
+    for (a, b) in linked.chain(named_pairs) {
+        let pair = relevance_of(a) + relevance_of(b);
+        for end in [a, b] {
+            if let Some(score) = best.get_mut(&end) {
+                *score = score.max(pair);
+            }
+        }
+    }
+    let mut ranked: Vec<(EntityId, f32)> = best.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked
+}
+
+/// The anchors whose neighbours survive, and the survivors. Two or more named anchors with entities related
+/// to all of them single those out (the query's constraints), reached from the named anchors alone;
+/// otherwise every anchor's neighbours survive.
+struct Join {
+    anchors: Vec<EntityId>,
+    sets: Vec<HashSet<EntityId>>,
+    survivors: HashSet<EntityId>,
+    intersection: Vec<EntityId>,
+}
+
+impl Join {
+    fn new(index: &IndexedCorpus, mut anchors: Vec<EntityId>, named: usize) -> Join {
+        let mut sets: Vec<HashSet<EntityId>> = anchors.iter().map(|&e| neighbour_set(index, e)).collect();
+        let mut intersection: Vec<EntityId> = match sets[..named].split_first() {
+            Some((first, rest)) if !rest.is_empty() => first
+                .iter()
+                .filter(|e| !anchors[..named].contains(e) && rest.iter().all(|s| s.contains(e)))
+                .copied()
+                .collect(),
+            _ => Vec::new(),
+        };
+        intersection.sort_unstable();
+        let survivors = if intersection.is_empty() {
+            sets.iter().flatten().copied().collect()
+        } else {
+            anchors.truncate(named);
+            sets.truncate(named);
+            intersection.iter().chain(&anchors).copied().collect()
+        };
+        Join { anchors, sets, survivors, intersection }
+    }
 }
 
 pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus;
-    let (anchors, note) = anchors(index, query);
-    let mut steps = vec![Step::seeds(note, anchors.iter().map(|&(e, s)| TraceNode::entity(corpus, e, s)).collect())];
-    let sets: Vec<HashSet<EntityId>> = anchors.iter().map(|&(e, _)| neighbour_set(index, e)).collect();
-    let intersection: HashSet<EntityId> = match sets.split_first() {
-        Some((first, rest)) if !rest.is_empty() => {
-            first.iter().filter(|e| rest.iter().all(|s| s.contains(e))).copied().collect()
-        }
-        _ => HashSet::new(),
-    };
-    let (survivors, how) = if intersection.is_empty() {
-        (sets.into_iter().flatten().collect::<HashSet<_>>(), "neighbours of the anchors")
-    } else {
-        (intersection, "entities related to every anchor")
-    };
-    let mut ranked: Vec<(EntityId, f32)> = survivors.into_iter().map(|e| (e, relevance(index, query, e))).collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let hybrid = Hybrid::search(index, query);
+    let (anchors, named) = anchors(index, query, &hybrid);
+    let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
+    let relevance_nodes = |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e))).collect();
+    let mut steps = vec![
+        Step::seeds("entities named in the query", relevance_nodes(&anchors[..named])),
+        Step::seeds("pages of the best hybrid matches", relevance_nodes(&anchors[named..])),
+    ];
+    let join = Join::new(index, anchors, named);
+    if !join.intersection.is_empty() {
+        steps.push(Step::keep("entities related to every named anchor", relevance_nodes(&join.intersection), 0.0));
+    }
+    let ranked = pair_scores(index, &hybrid, (&join.anchors, named), &join.sets, &join.survivors);
     let wanted = ANSWERS.min(depth);
-    let vectors = index.embeddings.vectors();
     let mut take = FIRST_TAKE;
     let joined = loop {
         let scored = ranked[..take.min(ranked.len())]
             .iter()
-            .flat_map(|&(e, _)| chunks_about(index, e))
-            .map(|c| (c, JOINED + vectors.dot(query.vector, index.rows.chunks[c as usize])));
+            .flat_map(|&(e, score)| own_chunks(index, e).into_iter().map(move |c| (c, score)));
         let joined = rank_chunks(index, query.vector, scored, depth);
         if joined.len() >= wanted || take >= ranked.len() {
             break joined;
         }
         take = ((1.5 * take as f32 + 0.5) as usize).max(take + 1);
     };
-    let kept = &ranked[..take.min(ranked.len())];
-    steps.push(Step::keep(how, kept.iter().map(|&(e, s)| TraceNode::entity(corpus, e, s)).collect(), 0.0));
-    Retrieval { chunks: fill(joined, dense(index, query.vector, depth), depth), steps }
+    let kept = ranked[..take.min(ranked.len())].iter().map(|&(e, s)| node(e, s)).collect();
+    steps.push(Step::keep("survivors taken, by their best pair", kept, 0.0));
+    Retrieval { chunks: fill(joined, hybrid.ranked, depth), steps }
 }
 
-/// Added to a joined chunk's cosine so that it ranks above every chunk vector search fills in.
-const JOINED: f32 = 2.0;
-
-/// How near the query an entity is: its name's cosine, or its page's best chunk.
-fn relevance(index: &IndexedCorpus, query: Query<'_>, entity: EntityId) -> f32 {
-    let vectors = index.embeddings.vectors();
-    let name = vectors.dot(query.vector, index.rows.entities[entity as usize]);
-    let page = index.corpus.entities[entity as usize].document.map(|d| index.corpus.document_chunks(d));
-    page.into_iter().flatten().map(|c| vectors.dot(query.vector, index.rows.chunks[c as usize])).fold(name, f32::max)
-}
-
-/// `joined` first, then `filler` chunks not in it, each scored at most just below the lowest joined score.
+/// `joined` first, then `filler` chunks not in it, in their own order, shifted below the lowest joined score.
 fn fill(mut joined: Vec<ScoredChunk>, filler: Vec<ScoredChunk>, depth: usize) -> Vec<ScoredChunk> {
     let present: HashSet<u32> = joined.iter().map(|c| c.chunk).collect();
     let floor = joined.iter().map(|c| c.score).fold(f32::INFINITY, f32::min);
-    joined.extend(
-        filler
-            .into_iter()
-            .filter(|c| !present.contains(&c.chunk))
-            .map(|c| ScoredChunk { chunk: c.chunk, score: c.score.min(floor - 1e-3) }),
-    );
+    let filler: Vec<ScoredChunk> = filler.into_iter().filter(|c| !present.contains(&c.chunk)).collect();
+    let best_filler = filler.first().map_or(f32::NEG_INFINITY, |c| c.score);
+    let shift = if floor.is_finite() { (floor - 1e-3 - best_filler).min(0.0) } else { 0.0 };
+    joined.extend(filler.into_iter().map(|c| ScoredChunk { chunk: c.chunk, score: c.score + shift }));
     joined.truncate(depth);
     joined
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(pairs: &[(u32, f32)]) -> Vec<ScoredChunk> {
+        pairs.iter().map(|&(chunk, score)| ScoredChunk { chunk, score }).collect()
+    }
+
+    /// Hybrid scores can exceed joined ones: the filler keeps its own order below the joined chunks instead of
+    /// collapsing onto one clamped score.
+    #[test]
+    fn fill_keeps_the_filler_order_below_the_joined_chunks() {
+        let joined = chunks(&[(1, 0.5), (2, 0.2)]);
+        let filler = chunks(&[(7, 3.0), (2, 2.5), (8, 1.0), (9, -0.5)]);
+        let filled = fill(joined, filler, 5);
+        assert_eq!(filled.iter().map(|c| c.chunk).collect::<Vec<_>>(), [1, 2, 7, 8, 9]);
+        assert!(filled.windows(2).all(|w| w[0].score > w[1].score), "{filled:?}");
+        assert!((filled[2].score - (0.2 - 1e-3)).abs() < 1e-6);
+        assert!((filled[3].score - filled[4].score - 1.5).abs() < 1e-5);
+    }
+
+    #[test]
+    fn fill_leaves_low_filler_scores_alone() {
+        let filled = fill(chunks(&[(1, 5.0)]), chunks(&[(2, 1.0), (3, 0.5)]), 2);
+        assert_eq!(filled, chunks(&[(1, 5.0), (2, 1.0)]));
+        assert_eq!(fill(Vec::new(), chunks(&[(2, 1.0)]), 3), chunks(&[(2, 1.0)]));
+    }
 }

@@ -110,14 +110,19 @@ fn rank_chunks(
     ranked.into_iter().map(|(hit, _)| hit).collect()
 }
 
-/// Chunks about an entity: those citing it, and those of its page.
-fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    let mut chunks: Vec<ChunkId> = index
+/// Chunks citing an entity.
+fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    index
         .graph
         .neighbors(NodeRef::Entity(entity), "cited_in")
         .into_iter()
         .filter_map(|n| if let NodeRef::Chunk(c) = n { Some(c) } else { None })
-        .collect();
+        .collect()
+}
+
+/// Chunks about an entity: those citing it, and those of its page.
+fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    let mut chunks = citing_chunks(index, entity);
     if let Some(document) = index.corpus.entities[entity as usize].document {
         chunks.extend(index.corpus.document_chunks(document));
     }
@@ -185,7 +190,9 @@ impl Retriever {
             Self::Entity => "chunks citing the 5 entities nearest the query (seed 000)",
             Self::Path => "3 seed entities grown to 5-node subgraphs by comparison embeddings (seed 000)",
             Self::Hub => "documents as hubs of verbalised relation paths, α = 5 weighted mean (seed 001)",
-            Self::Join => "entities named in the query, their neighbour sets intersected (seed 002)",
+            Self::Join => {
+                "named and best-matching pages joined with their neighbours, ranked by anchor–neighbour pairs (seed 002)"
+            }
             Self::Triplet => "verbalised relations ranked with the chunks (seed 003)",
             Self::Community => {
                 "15 chunk-graph communities by hybrid search, one similarity hop to 30, hybrid search in their chunks (seed 004)"
