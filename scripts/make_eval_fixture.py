@@ -5,7 +5,7 @@
     python3 scripts/make_eval_fixture.py datasets/scifact /tmp/scifact-runs tests/fixtures/scifact-subset 300
 
     cargo run --release -- eval datasets/hotpotqa-dev500 --retrievers dense,bm25 --runs /tmp/hotpotqa-runs
-    python3 scripts/make_eval_fixture.py datasets/hotpotqa-dev500 /tmp/hotpotqa-runs tests/fixtures/hotpotqa-subset 400
+    python3 scripts/make_eval_fixture.py datasets/hotpotqa-dev500 /tmp/hotpotqa-runs datasets/hotpotqa-demo 400
 
 Questions are taken in qrels order. Each brings its gold documents and the best-ranked wrong documents of the
 full dense and BM25 runs (3 of each), so the subset keeps the confusions of the full corpus instead of being

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
-# fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build, and the headless-Chromium tests against that build.
+# fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
+# the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

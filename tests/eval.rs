@@ -1,5 +1,5 @@
 //! `quire eval` end to end on real cuts of SciFact (tests/fixtures/scifact-subset, 300 documents) and of
-//! HotpotQA dev 500 (tests/fixtures/hotpotqa-subset, 400 paragraphs of 60 multi-hop questions), both made by
+//! HotpotQA dev 500 (datasets/hotpotqa-demo, 400 paragraphs of 60 multi-hop questions), both made by
 //! `scripts/make_eval_fixture.py`: it indexes once, caches the index, and reproduces the figures the full
 //! pipeline computed for these subsets when the fixtures were made. Bad dataset folders get errors naming the
 //! file.
@@ -90,9 +90,9 @@ fn train_and_evaluate_learned_fusion(cache: &Path, fixture: &str) {
 }
 
 /// Set Coverage@2 and @5 (both gold paragraphs among the top k) on the multi-hop subset, as the full pipeline
-/// computed them (`quire eval tests/fixtures/hotpotqa-subset -k 2,5 --metrics coverage --retrievers
+/// computed them (`quire eval datasets/hotpotqa-demo -k 2,5 --metrics coverage --retrievers
 /// zsum,onehop,join`). The node-set join, following title mentions from the anchors, finds both paragraphs of
-/// a bridge question where dense + BM25 find one.
+/// a bridge question where dense + BM25 find one; the demo's sample questions are such questions.
 const MULTI_HOP_EXPECTED: [(&str, f64, f64); 3] =
     [("zsum", 0.233, 0.617), ("onehop", 0.517, 0.833), ("join", 0.550, 0.883)];
 /// Two questions of sixty.
@@ -101,8 +101,8 @@ const MULTI_HOP_TOLERANCE: f64 = 0.034;
 #[test]
 fn graph_retrieval_finds_both_hops_of_multi_hop_questions() {
     let cache = tempfile::tempdir().unwrap();
-    let fixture = common::root().join("tests/fixtures/hotpotqa-subset");
-    let args = ["-k", "2,5", "--metrics", "coverage", "--retrievers", "zsum,onehop,join", "--json"];
+    let fixture = common::root().join("datasets/hotpotqa-demo");
+    let args = ["-k", "2,5", "--metrics", "coverage", "--retrievers", "dense,zsum,onehop,join", "--json"];
     let out = quire_eval(cache.path(), &[&[fixture.to_str().unwrap()][..], &args].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -116,6 +116,17 @@ fn graph_retrieval_finds_both_hops_of_multi_hop_questions() {
     }
     let (join, zsum) = (coverage("join"), coverage("zsum"));
     assert!(join[0] > zsum[0] + 0.2 && join[1] > zsum[1] + 0.15, "join {join:?} vs zsum {zsum:?}");
+
+    // The app's multi-hop demo offers these questions as ones the graph answers and dense search misses.
+    let samples: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(fixture.join("questions.json")).unwrap()).unwrap();
+    assert!(samples.len() >= 5);
+    let at5 = |method: &str, position: usize| report.result(method).unwrap().per_query[position][1];
+    for sample in &samples {
+        let id = sample["id"].as_str().unwrap();
+        let position = report.queries.iter().position(|q| q == id).unwrap_or_else(|| panic!("{id} not asked"));
+        assert_eq!((at5("join", position), at5("dense", position)), (1.0, 0.0), "{sample}");
+    }
 }
 
 #[test]

@@ -61,3 +61,18 @@ pub fn query_parameter(name: &str) -> Option<String> {
     let search = window().location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
 }
+
+/// Offers `bytes` to the user as a download named `name`.
+pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(describe)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(describe)?;
+    let document = window().document().ok_or("no document")?;
+    let link: web_sys::HtmlAnchorElement = document.create_element("a").map_err(describe)?.unchecked_into();
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    web_sys::Url::revoke_object_url(&url).map_err(describe)
+}

@@ -1,5 +1,5 @@
-//! The browser app (wasm32 only): load the model, index the bundled demo corpus or the user's files, and
-//! query it. All retrieval happens in the engine; this module renders state and forwards user actions.
+//! The browser app (wasm32 only): load the model, open a bundled demo index or index the user's files, and
+//! query it with any retrievers and fusion, showing the trace. All retrieval happens in the engine; this module renders state and forwards user actions.
 
 mod browser;
 mod session;
@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::corpus::SourceFile;
+use crate::retrieve::{Fusion, FusionModel, Method, Retriever};
 use crate::store::CorpusSummary;
-use session::{IndexOutcome, ResultRow};
+use session::{Answer, Demo, IndexOutcome, SampleQuestion};
 
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -20,6 +21,7 @@ pub fn start() {
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
     LoadingModel,
+    OpeningDemo,
     Indexing { done: usize, total: usize },
     Ready,
     Failed(String),
@@ -29,6 +31,7 @@ impl Phase {
     fn key(&self) -> &'static str {
         match self {
             Phase::LoadingModel => "loading-model",
+            Phase::OpeningDemo => "opening-demo",
             Phase::Indexing { .. } => "indexing",
             Phase::Ready => "ready",
             Phase::Failed(_) => "failed",
@@ -38,6 +41,7 @@ impl Phase {
     fn message(&self) -> String {
         match self {
             Phase::LoadingModel => "Loading the embedding model…".into(),
+            Phase::OpeningDemo => "Opening the demo index…".into(),
             Phase::Indexing { done, total } => format!("Embedding {done} / {total} texts…"),
             Phase::Ready => "Ready.".into(),
             Phase::Failed(reason) => format!("Error: {reason}"),
@@ -46,17 +50,57 @@ impl Phase {
 }
 
 const DEFAULT_TOP_K: usize = 6;
+/// The name an exported index is offered under.
+const EXPORT_NAME: &str = "quire-index.quire";
+const TOP_K_RANGE: (usize, usize) = (2, 12);
+/// What a first question runs: the fusion that measured best across the two benchmarks (docs/QUALITY.md).
+const DEFAULT_RETRIEVERS: [Retriever; 3] = [Retriever::Dense, Retriever::Bm25, Retriever::Join];
+
+/// How the chosen retrievers' lists become one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FusionChoice {
+    Rrf,
+    Zsum,
+    /// Seed 000's network with the shipped weights; it reads its own retrievers.
+    Learned,
+}
+
+impl FusionChoice {
+    const ALL: [(FusionChoice, &'static str, &'static str); 3] = [
+        (FusionChoice::Zsum, "zsum", "standardised sum"),
+        (FusionChoice::Rrf, "rrf", "reciprocal rank"),
+        (FusionChoice::Learned, "learned", "learned (seed 000)"),
+    ];
+}
+
+/// The engine method the controls describe: one retriever alone, or the chosen ones fused.
+fn chosen_method(retrievers: &[Retriever], fusion: FusionChoice) -> Option<Method> {
+    let fusion = match fusion {
+        FusionChoice::Learned => return Some(Method::Learned(FusionModel::shipped())),
+        FusionChoice::Rrf => Fusion::Rrf,
+        FusionChoice::Zsum => Fusion::Zsum,
+    };
+    match retrievers {
+        [] => None,
+        [one] => Some(Method::Single(*one)),
+        many => Some(Method::Fused { fusion, inputs: many.iter().map(|&r| (r, 1.0)).collect() }),
+    }
+}
 
 #[component]
 fn App() -> impl IntoView {
     let phase = RwSignal::new(Phase::LoadingModel);
     let summary = RwSignal::new(None::<CorpusSummary>);
     let last_outcome = RwSignal::new(None::<IndexOutcome>);
-    let results = RwSignal::new(Vec::<ResultRow>::new());
-    let query_ms = RwSignal::new(None::<f64>);
+    let answer = RwSignal::new(None::<Answer>);
     // The question the shown results answer: a page (or a test) can tell fresh results from stale ones.
     let answered = RwSignal::new(String::new());
     let query_text = RwSignal::new(String::from("Who was the first person to walk on the Moon?"));
+    let demo = RwSignal::new(Demo::Planets);
+    let samples = RwSignal::new(Vec::<SampleQuestion>::new());
+    let retrievers = RwSignal::new(DEFAULT_RETRIEVERS.to_vec());
+    let fusion = RwSignal::new(FusionChoice::Zsum);
+    let top_k = RwSignal::new(DEFAULT_TOP_K);
     let bench = RwSignal::new(None::<String>);
 
     let index_files = move |files: Vec<SourceFile>| async move {
@@ -65,6 +109,24 @@ fn App() -> impl IntoView {
             Ok(outcome) => {
                 summary.set(session::summary());
                 last_outcome.set(Some(outcome));
+                phase.set(Phase::Ready);
+            }
+            Err(reason) => phase.set(Phase::Failed(reason)),
+        }
+    };
+
+    let open_demo = move |chosen: Demo| async move {
+        phase.set(Phase::OpeningDemo);
+        match session::open_demo(chosen).await {
+            Ok(questions) => {
+                demo.set(chosen);
+                if let Some(first) = questions.first() {
+                    query_text.set(first.text.clone());
+                }
+                samples.set(questions);
+                summary.set(session::summary());
+                last_outcome.set(None);
+                answer.set(None);
                 phase.set(Phase::Ready);
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
@@ -84,10 +146,7 @@ fn App() -> impl IntoView {
             }
             return phase.set(Phase::Ready);
         }
-        match session::fetch_demo_files().await {
-            Ok(files) => index_files(files).await,
-            Err(reason) => phase.set(Phase::Failed(reason)),
-        }
+        open_demo(Demo::Planets).await;
     });
 
     let run_query = move || {
@@ -95,10 +154,12 @@ fn App() -> impl IntoView {
         if text.trim().is_empty() {
             return;
         }
-        match session::query(&text, DEFAULT_TOP_K) {
-            Ok((rows, ms)) => {
-                results.set(rows);
-                query_ms.set(Some(ms));
+        let Some(method) = chosen_method(&retrievers.get_untracked(), fusion.get_untracked()) else {
+            return phase.set(Phase::Failed("choose at least one retriever".into()));
+        };
+        match session::query(&text, &method, top_k.get_untracked()) {
+            Ok(result) => {
+                answer.set(Some(result));
                 answered.set(text);
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
@@ -122,6 +183,30 @@ fn App() -> impl IntoView {
             index_files(files).await;
         });
     };
+    let ready = move || matches!(phase.get(), Phase::Ready);
+    // A refused import or export leaves the index as it was: it is reported, not a failed state.
+    let file_problem = RwSignal::new(None::<String>);
+    let on_import = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|list| list.get(0)) else { return };
+        spawn_local(async move {
+            let imported = match browser::read_file(&file).await {
+                Ok(bytes) => session::import_snapshot(&file.name(), &bytes),
+                Err(reason) => Err(reason),
+            };
+            file_problem.set(imported.clone().err());
+            if imported.is_ok() {
+                summary.set(session::summary());
+                samples.set(Vec::new());
+                last_outcome.set(None);
+                answer.set(None);
+            }
+        });
+    };
+    let on_export = move |_| {
+        let exported = session::export_snapshot().and_then(|bytes| browser::download(EXPORT_NAME, &bytes));
+        file_problem.set(exported.err());
+    };
 
     view! {
         <header>
@@ -129,34 +214,144 @@ fn App() -> impl IntoView {
             <p class="tagline">"Private knowledge-graph retrieval. Your documents never leave this tab."</p>
         </header>
         <main>
-            <p id="status" data-state=move || phase.get().key()>{move || phase.get().message()}</p>
-            <section class="panel">
+            <p id="status" role="status" data-state=move || phase.get().key()>{move || phase.get().message()}</p>
+            <section class="panel" aria-labelledby="corpus-heading">
+                <h2 id="corpus-heading">"Documents"</h2>
+                <div class="demos" role="group" aria-label="Demo corpora">
+                    {Demo::ALL.into_iter().map(|choice| view! {
+                        <button type="button" class="demo" data-demo=choice.key()
+                            aria-pressed=move || (demo.get() == choice).to_string()
+                            disabled=move || !ready()
+                            on:click=move |_| spawn_local(open_demo(choice))>{choice.title()}</button>
+                    }).collect_view()}
+                </div>
                 <label for="files">"Add documents (md, txt, html, pdf, csv, tsv, jsonl): "</label>
-                <input id="files" type="file" multiple on:change=on_files
-                    disabled=move || !matches!(phase.get(), Phase::Ready) />
+                <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
                 <IngestProblems outcome=last_outcome />
+                <div class="snapshot-files">
+                    <button id="export" type="button" on:click=on_export disabled=move || !ready()>"Export index (.quire)"</button>
+                    <label for="import">"Open an index (.quire, from here or from `quire index`): "</label>
+                    <input id="import" type="file" accept=".quire" on:change=on_import disabled=move || !ready() />
+                    {move || file_problem.get().map(|problem| view! { <p id="file-problem" role="alert">{problem}</p> })}
+                </div>
             </section>
-            <section class="panel">
+            <section class="panel" aria-labelledby="ask-heading">
+                <h2 id="ask-heading">"Ask"</h2>
                 <form on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); run_query(); }>
+                    <label class="visually-hidden" for="query">"Question"</label>
                     <input id="query" type="search" placeholder="Ask the corpus…"
                         prop:value=move || query_text.get()
                         on:input=move |ev| query_text.set(event_target_value(&ev)) />
-                    <button id="search" type="submit" disabled=move || !matches!(phase.get(), Phase::Ready)>"Search"</button>
+                    <button id="search" type="submit" disabled=move || !ready()>"Search"</button>
                 </form>
-                <p class="timing">{move || query_ms.get().map(|ms| format!("{} chunks in {ms:.0} ms (dense + BM25, reciprocal rank fusion)", results.get().len()))}</p>
-                <ol id="results" data-query=move || answered.get()>
-                    {move || results.get().into_iter().map(|row| view! {
-                        <li class="result">
-                            <div class="label">{row.label}</div>
-                            <div class="meta">{format!("{} · RRF {:.4} · {}", row.source, row.score, row.ranks)}</div>
-                            <p class="text">{row.text}</p>
-                        </li>
-                    }).collect_view()}
-                </ol>
+                <SampleQuestions samples=samples query_text=query_text run_query=run_query />
+                <MethodControls retrievers=retrievers fusion=fusion top_k=top_k />
+                <Results answer=answer answered=answered />
             </section>
             <Stats summary=summary />
             {move || bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}
         </main>
+    }
+}
+
+#[component]
+fn SampleQuestions(
+    samples: RwSignal<Vec<SampleQuestion>>,
+    query_text: RwSignal<String>,
+    run_query: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    move || {
+        let questions = samples.get();
+        (!questions.is_empty()).then(|| {
+            view! {
+                <details id="samples" open>
+                    <summary>"Questions to try"</summary>
+                    <ul>
+                        {questions.into_iter().map(|question| {
+                            let text = question.text.clone();
+                            view! {
+                                <li>
+                                    <button type="button" class="sample" title=question.note.clone()
+                                        on:click=move |_| { query_text.set(text.clone()); run_query(); }>
+                                        {question.text.clone()}
+                                    </button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </details>
+            }
+        })
+    }
+}
+
+#[component]
+fn MethodControls(
+    retrievers: RwSignal<Vec<Retriever>>,
+    fusion: RwSignal<FusionChoice>,
+    top_k: RwSignal<usize>,
+) -> impl IntoView {
+    let learned = move || fusion.get() == FusionChoice::Learned;
+    let toggle = move |retriever: Retriever, on: bool| {
+        retrievers.update(|chosen| {
+            chosen.retain(|&r| r != retriever);
+            if on {
+                chosen.push(retriever);
+                // Keep the catalogue's order, so the same choice always names the same method.
+                chosen.sort_by_key(|&r| Retriever::all().position(|x| x == r));
+            }
+        })
+    };
+    view! {
+        <fieldset id="retrievers" disabled=learned>
+            <legend>"Retrievers"</legend>
+            {Retriever::all().map(|retriever| view! {
+                <label class="toggle" title=retriever.description()>
+                    <input type="checkbox" name="retriever" value=retriever.name()
+                        prop:checked=move || retrievers.get().contains(&retriever)
+                        on:change=move |ev| toggle(retriever, event_target_checked(&ev)) />
+                    {retriever.name()}
+                </label>
+            }).collect_view()}
+        </fieldset>
+        <fieldset id="fusion">
+            <legend>"Fusion"</legend>
+            {FusionChoice::ALL.into_iter().map(|(choice, key, label)| view! {
+                <label class="toggle">
+                    <input type="radio" name="fusion" value=key
+                        prop:checked=move || fusion.get() == choice
+                        on:change=move |_| fusion.set(choice) />
+                    {label}
+                </label>
+            }).collect_view()}
+        </fieldset>
+        <label for="top-k">{move || format!("Results: {}", top_k.get())}</label>
+        <input id="top-k" type="range" min=TOP_K_RANGE.0.to_string() max=TOP_K_RANGE.1.to_string() step="1"
+            prop:value=move || top_k.get().to_string()
+            on:input=move |ev| if let Ok(k) = event_target_value(&ev).parse() { top_k.set(k) } />
+    }
+}
+
+#[component]
+fn Results(answer: RwSignal<Option<Answer>>, answered: RwSignal<String>) -> impl IntoView {
+    let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
+    view! {
+        <p class="timing">{move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}</p>
+        <ol id="results" data-query=move || answered.get()>
+            {move || rows().into_iter().map(|row| view! {
+                <li class="result">
+                    <div class="label">{row.label}</div>
+                    <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
+                    <p class="text">{row.text}</p>
+                </li>
+            }).collect_view()}
+        </ol>
+        {move || answer.get().map(|a| view! {
+            <details id="trace">
+                <summary>"How these were found (the retrieval trace)"</summary>
+                <pre>{a.trace.render()}</pre>
+            </details>
+        })}
     }
 }
 

@@ -5,14 +5,14 @@ use std::cell::RefCell;
 
 use crate::corpus::{self, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
-use crate::retrieve;
+use crate::retrieve::fusion::describe_ranks;
+use crate::retrieve::{Method, Query, Trace};
 use crate::store::{CorpusSummary, IndexedCorpus, plan_update};
 
 use super::browser;
 
 pub const MODEL_URL: &str = "models/model.onnx";
 pub const TOKENIZER_URL: &str = "models/tokenizer.json";
-pub const DEMO_MANIFEST_URL: &str = "demo/manifest.json";
 /// Texts embedded between two yields to the browser.
 const TEXTS_PER_SLICE: usize = 8;
 
@@ -34,23 +34,77 @@ pub async fn load_model() -> Result<(), String> {
     Ok(())
 }
 
-pub async fn fetch_demo_files() -> Result<Vec<SourceFile>, String> {
-    let manifest = browser::fetch_bytes(DEMO_MANIFEST_URL).await?;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&manifest).map_err(|e| format!("{DEMO_MANIFEST_URL}: {e}"))?;
-    let names: Vec<String> = manifest["files"]
-        .as_array()
-        .ok_or_else(|| format!("{DEMO_MANIFEST_URL}: no `files` list"))?
-        .iter()
-        .filter_map(|f| f.as_str().map(str::to_string))
-        .collect();
-    let mut files = Vec::new();
-    for name in names {
-        // Demo documents live under `demo/`, so a user's own `moon.md` joins them instead of replacing one.
-        let path = format!("demo/{name}");
-        files.push(SourceFile::new(&path, browser::fetch_bytes(&path).await?));
+/// A bundled demo: a snapshot the CLI built from open documents at build time (`scripts/build_demos.sh`),
+/// ready without embedding anything, and questions to try on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Demo {
+    /// Six hand-written notes on the Moon landing and the planets, in every format Quire reads.
+    Planets,
+    /// 400 interlinked encyclopedia paragraphs from HotpotQA (CC BY-SA 4.0) and multi-hop questions.
+    MultiHop,
+}
+
+impl Demo {
+    pub const ALL: [Demo; 2] = [Demo::Planets, Demo::MultiHop];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Demo::Planets => "planets",
+            Demo::MultiHop => "multihop",
+        }
     }
-    Ok(files)
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Demo::Planets => "Planets and the Moon landing (6 files)",
+            Demo::MultiHop => "Multi-hop encyclopedia (400 HotpotQA paragraphs)",
+        }
+    }
+
+    fn snapshot_url(self) -> String {
+        format!("snapshots/{}.quire", self.key())
+    }
+
+    fn questions_url(self) -> String {
+        format!("snapshots/{}-questions.json", self.key())
+    }
+}
+
+/// A question to try on a demo, with what a good answer draws on.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct SampleQuestion {
+    pub text: String,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// Replaces the index with `demo`'s snapshot and returns its sample questions.
+pub async fn open_demo(demo: Demo) -> Result<Vec<SampleQuestion>, String> {
+    let url = demo.snapshot_url();
+    import_snapshot(&url, &browser::fetch_bytes(&url).await?)?;
+    let url = demo.questions_url();
+    let questions = browser::fetch_bytes(&url).await?;
+    serde_json::from_slice(&questions).map_err(|e| format!("{url}: {e}"))
+}
+
+/// Replaces the index with a `.quire` file's (written by `quire index` or exported here); a file that is not a
+/// snapshot, or was embedded by another model, is refused and the current index kept.
+pub fn import_snapshot(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+    with_session(|session| {
+        index.check_model(session.embedder.identity())?;
+        session.index = Some(index);
+        Ok::<_, String>(())
+    })?
+    .map_err(|e| format!("{name}: {e}"))
+}
+
+/// The index as a `.quire` file, the same format the CLI reads.
+pub fn export_snapshot() -> Result<Vec<u8>, String> {
+    with_session(|session| {
+        let index = session.index.as_ref().ok_or("no documents are indexed yet")?;
+        index.to_snapshot().map_err(|e| e.to_string())
+    })?
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -110,34 +164,55 @@ pub struct ResultRow {
     pub label: String,
     pub source: String,
     pub score: f32,
+    /// Where each retriever ranked this chunk (`dense #2 · join –`).
     pub ranks: String,
     pub text: String,
 }
 
-/// The fused (RRF of dense and BM25) top `k` chunks with their provenance.
-pub fn query(text: &str, k: usize) -> Result<(Vec<ResultRow>, f64), String> {
+/// One answered question: the method's top chunks, with provenance, and the trace of how it found them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub rows: Vec<ResultRow>,
+    pub trace: Trace,
+    pub milliseconds: f64,
+}
+
+/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
+pub fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    let rows = with_session(|session| {
+    let (rows, trace) = with_session(|session| {
         let index = session.index.as_ref().ok_or("no documents are indexed yet")?;
-        let result = retrieve::hybrid(index, &session.embedder, text, k).map_err(|e| e.to_string())?;
-        Ok::<_, String>(
-            result
-                .fused
-                .iter()
-                .map(|hit| {
-                    let view = index.chunk_view(hit.chunk);
-                    ResultRow {
-                        label: view.label,
-                        source: view.source,
-                        score: hit.score,
-                        ranks: hit.describe_ranks(&retrieve::HYBRID_LISTS),
-                        text: view.text,
-                    }
-                })
-                .collect(),
-        )
+        let vector = session.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        let (chunks, trace) = method.trace(index, Query { text, vector: &vector }, k, k);
+        let rows = chunks
+            .iter()
+            .enumerate()
+            .map(|(position, hit)| {
+                let view = index.chunk_view(hit.chunk);
+                ResultRow {
+                    label: view.label,
+                    source: view.source,
+                    score: hit.score,
+                    ranks: input_ranks(&trace, position),
+                    text: view.text,
+                }
+            })
+            .collect();
+        Ok::<_, String>((rows, trace))
     })??;
-    Ok((rows, browser::now_ms() - started))
+    Ok(Answer { rows, trace, milliseconds: browser::now_ms() - started })
+}
+
+/// Each input retriever's rank for the result at `position`: from the fusion's rows, or the lone retriever's
+/// own position.
+fn input_ranks(trace: &Trace, position: usize) -> String {
+    match &trace.fusion {
+        Some(fusion) => fusion.rows.get(position).map_or_else(String::new, |row| {
+            let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
+            describe_ranks(&names, &row.ranks)
+        }),
+        None => trace.retrievers.first().map_or_else(String::new, |r| format!("{} #{}", r.retriever, position + 1)),
+    }
 }
 
 /// Embedding throughput on `count` sequences of `tokens` word-pieces, measured with the browser's clock.

@@ -167,10 +167,12 @@ pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval 
     let (anchors, named) = anchors(index, query, &hybrid);
     let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
     let relevance_nodes = |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e))).collect();
-    let mut steps = vec![
-        Step::seeds("entities named in the query", relevance_nodes(&anchors[..named])),
-        Step::seeds("pages of the best hybrid matches", relevance_nodes(&anchors[named..])),
-    ];
+    let mut steps: Vec<Step> =
+        [("entities named in the query", &anchors[..named]), ("pages of the best hybrid matches", &anchors[named..])]
+            .into_iter()
+            .filter(|(_, nodes)| !nodes.is_empty())
+            .map(|(note, nodes)| Step::seeds(note, relevance_nodes(nodes)))
+            .collect();
     let join = Join::new(index, anchors, named);
     if !join.intersection.is_empty() {
         steps.push(Step::keep("entities related to every named anchor", relevance_nodes(&join.intersection), 0.0));

@@ -1,8 +1,15 @@
-// End-to-end: the wasm build loads the model, indexes the bundled demo corpus, answers queries, and indexes
-// user files with a clear per-file error for a bad one, all inside headless Chromium.
+// End-to-end: the wasm build loads the model, opens the prebuilt demo indexes, answers queries with the chosen
+// retrievers and fusion (showing the trace), and indexes user files with a clear per-file error for a bad one,
+// all inside headless Chromium.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { serveDist, launchBrowser, watchErrors } from "./harness.mjs";
+
+/// The native CLI the test command built (it also built the demo indexes the app opens).
+const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
 
 const READY = '#status[data-state="ready"]';
 let server, browser;
@@ -67,7 +74,8 @@ test("a question is answered with provenance from the right document", async () 
   assert.equal(results.length, 6);
   assert.match(results[0].label, /^(Apollo 11|Moon) › /);
   assert.ok(results.slice(0, 3).some((r) => r.text.includes("Neil Armstrong became the first person")), JSON.stringify(results.slice(0, 3)));
-  assert.match(results[0].meta, /RRF 0\.0\d+ · dense (#\d+|–) · BM25 (#\d+|–)/);
+  // The default method fuses dense, BM25 and the node-set join; each result says where each ranked it.
+  assert.match(results[0].meta, /score -?\d+\.\d{4} · dense (#\d+|–) · bm25 (#\d+|–) · join (#\d+|–)$/);
   // A second question waits for its own answer, not the first one's results.
   const second = await search(page, "What is the Sun made of?");
   assert.notDeepEqual(second, results);
@@ -102,6 +110,83 @@ test("a user's file named like a demo file joins the corpus instead of replacing
   assert.match(results[0].meta, /^moon\.md · /);
   const demo = await search(page, "Who was the first person to walk on the Moon?");
   assert.ok(demo.some((r) => r.meta.startsWith("demo/")), JSON.stringify(demo));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the demo opens from its prebuilt index without embedding anything", async () => {
+  const { page, errors } = await openApp();
+  // Embedding would show "Embedding n / m texts"; a prebuilt index goes straight from the model to ready.
+  assert.equal(await page.$("#ingest-problems"), null);
+  const samples = await page.$$eval("#samples .sample", (items) => items.map((b) => b.textContent));
+  assert.ok(samples.includes("Who was the first person to walk on the Moon?"), JSON.stringify(samples));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("retrievers, fusion and the number of results are the user's choice, and the trace shows each step", async () => {
+  const { page, errors } = await openApp();
+  await page.uncheck('#retrievers input[value="join"]');
+  await page.check('#fusion input[value="rrf"]');
+  await page.fill("#top-k", "3");
+  let results = await search(page, "Which agency launched Eagle?");
+  assert.equal(results.length, 3);
+  assert.match(results[0].meta, / · dense (#\d+|–) · bm25 (#\d+|–)$/);
+  assert.match(await page.textContent(".timing"), /\(rrf\)/);
+
+  // One retriever alone ranks by itself; its trace lists its seeds and what it kept.
+  await page.uncheck('#retrievers input[value="dense"]');
+  await page.uncheck('#retrievers input[value="bm25"]');
+  await page.check('#retrievers input[value="path"]');
+  results = await search(page, "Who commanded the mission that landed Eagle?");
+  assert.match(results[0].meta, / · path #1$/);
+  const trace = await page.textContent("#trace pre");
+  assert.match(trace, /\[path\] weight 1/);
+  assert.match(trace, /seeds — entities nearest the query: /);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the multi-hop demo answers bridge questions with both paragraphs", async () => {
+  const { page, errors } = await openApp();
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  const question = "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?";
+  await page.click(`#samples .sample >> text=${question}`);
+  await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, question);
+  const labels = await page.$$eval("#results .result .label", (items) => items.map((l) => l.textContent));
+  for (const title of ["Big Stone Gap (film)", "Adriana Trigiani"]) {
+    assert.ok(labels.some((l) => l.startsWith(`${title} › `)), `${title} missing from ${JSON.stringify(labels)}`);
+  }
+  const trace = await page.textContent("#trace pre");
+  assert.match(trace, /\[join\] weight 1/);
+  assert.match(trace, /keep — survivors taken, by their best pair/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an exported index opens again, in this tab or from the CLI's file; a bad file is refused", async () => {
+  const { page, errors } = await openApp();
+  await upload(page, [
+    { name: "venus.md", mimeType: "text/markdown", buffer: Buffer.from("# Venus\n\nVenus has a thick carbon dioxide atmosphere and surface temperatures that melt lead.\n") },
+  ], 7);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  assert.equal(download.suggestedFilename(), "quire-index.quire");
+  const exported = await download.path();
+  // The CLI reads what the browser wrote.
+  assert.match(execFileSync(QUIRE, ["stats", exported], { encoding: "utf8" }), /^documents\s+7$/m);
+
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  await page.setInputFiles("#import", exported);
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("7 documents"));
+  const results = await search(page, "Which planet is hot enough to melt lead?");
+  assert.match(results[0].label, /^Venus › /);
+
+  await page.setInputFiles("#import", { name: "notes.quire", mimeType: "application/octet-stream", buffer: Buffer.from("not a snapshot") });
+  await page.waitForSelector("#file-problem");
+  assert.match(await page.textContent("#file-problem"), /^notes\.quire: /);
+  assert.match(await page.textContent("#stats-line"), /^7 documents/);
   assert.deepEqual(errors, []);
   await page.close();
 });

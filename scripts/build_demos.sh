@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the app's demo indexes with the native CLI, so a first visit opens a ready index instead of embedding
+# in the tab: the planets notes (public/demo, the files its manifest lists) and 400 HotpotQA paragraphs
+# (datasets/hotpotqa-demo, CC BY-SA 4.0), each with its sample questions. Trunk runs this before every build
+# (Trunk.toml's pre_build hook) and the snapshots land in the build's `snapshots/`. Snapshots are kept under
+# ~/.cache/quire/demos, and `quire index` reuses their embeddings, so a rebuild embeds only what changed.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/quire/target}"
+out="${TRUNK_STAGING_DIR:-$root/dist}/snapshots"
+cache="${QUIRE_DEMO_CACHE:-$HOME/.cache/quire/demos}"
+mkdir -p "$out" "$cache/multihop"
+
+# The test profile: `cargo test` has built this binary already.
+cargo build --locked --profile test --bin quire
+quire="$CARGO_TARGET_DIR/debug/quire"
+
+# Demo documents are known as demo/<name>, so a user's own moon.md joins them instead of replacing one.
+mapfile -t planets < <(python3 -c 'import json,sys; print("\n".join("demo/" + f for f in json.load(open(sys.argv[1]))["files"]))' public/demo/manifest.json)
+(cd public && "$quire" index "${planets[@]}" -o "$cache/planets.quire" > /dev/null)
+
+gzip -dc datasets/hotpotqa-demo/corpus.jsonl.gz > "$cache/multihop/hotpotqa.jsonl"
+(cd "$cache/multihop" && "$quire" index hotpotqa.jsonl -o "$cache/multihop.quire" > /dev/null)
+
+cp "$cache/planets.quire" "$cache/multihop.quire" "$out/"
+cp public/demo/questions.json "$out/planets-questions.json"
+cp datasets/hotpotqa-demo/questions.json "$out/multihop-questions.json"
+echo "demos: $(du -h "$out/planets.quire" | cut -f1) planets, $(du -h "$out/multihop.quire" | cut -f1) multi-hop snapshots in $out"
