@@ -9,7 +9,7 @@ fn window() -> web_sys::Window {
     web_sys::window().expect("the app runs in a browser window")
 }
 
-fn describe(error: JsValue) -> String {
+pub fn describe(error: JsValue) -> String {
     error
         .as_string()
         .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))

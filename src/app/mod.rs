@@ -3,6 +3,7 @@
 
 mod browser;
 mod session;
+mod storage;
 
 use leptos::mount::mount_to_body;
 use leptos::prelude::*;
@@ -102,6 +103,25 @@ fn App() -> impl IntoView {
     let fusion = RwSignal::new(FusionChoice::Zsum);
     let top_k = RwSignal::new(DEFAULT_TOP_K);
     let bench = RwSignal::new(None::<String>);
+    // Problems that leave the index as it was (a refused import, a failed save): reported, not a failed state.
+    let notice = RwSignal::new(None::<String>);
+    // Whether the index shown is the one saved in this browser, and what the browser stores.
+    let saved = RwSignal::new(false);
+    let restored = RwSignal::new(false);
+    let usage = RwSignal::new(None::<storage::Usage>);
+
+    let persist = move || async move {
+        saved.set(false);
+        let stored = match session::export_snapshot() {
+            Ok(bytes) => storage::save(&bytes).await,
+            Err(reason) => Err(reason),
+        };
+        match stored {
+            Ok(()) => saved.set(true),
+            Err(reason) => notice.set(Some(reason)),
+        }
+        usage.set(storage::usage().await);
+    };
 
     let index_files = move |files: Vec<SourceFile>| async move {
         let outcome = session::add_files(files, move |done, total| phase.set(Phase::Indexing { done, total })).await;
@@ -110,6 +130,7 @@ fn App() -> impl IntoView {
                 summary.set(session::summary());
                 last_outcome.set(Some(outcome));
                 phase.set(Phase::Ready);
+                persist().await;
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
         }
@@ -127,10 +148,35 @@ fn App() -> impl IntoView {
                 summary.set(session::summary());
                 last_outcome.set(None);
                 answer.set(None);
+                saved.set(false);
+                restored.set(false);
                 phase.set(Phase::Ready);
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
         }
+    };
+
+    // The index saved in this browser if there is one, else the demo; a saved index that cannot be opened is
+    // left in place (a change replaces it, Forget removes it) and the demo opens.
+    let restore_or_open_demo = move || async move {
+        match storage::load().await {
+            Ok(Some(bytes)) => match session::import_snapshot("the index saved in this browser", &bytes) {
+                Ok(()) => {
+                    summary.set(session::summary());
+                    saved.set(true);
+                    restored.set(true);
+                    usage.set(storage::usage().await);
+                    return phase.set(Phase::Ready);
+                }
+                Err(reason) => notice.set(Some(format!(
+                    "{reason}. Showing the demo instead; your next change replaces the saved index, or Forget removes it."
+                ))),
+            },
+            Ok(None) => {}
+            Err(reason) => notice.set(Some(format!("{reason}. Showing the demo instead."))),
+        }
+        open_demo(Demo::Planets).await;
+        usage.set(storage::usage().await);
     };
 
     spawn_local(async move {
@@ -146,7 +192,7 @@ fn App() -> impl IntoView {
             }
             return phase.set(Phase::Ready);
         }
-        open_demo(Demo::Planets).await;
+        restore_or_open_demo().await;
     });
 
     let run_query = move || {
@@ -184,8 +230,6 @@ fn App() -> impl IntoView {
         });
     };
     let ready = move || matches!(phase.get(), Phase::Ready);
-    // A refused import or export leaves the index as it was: it is reported, not a failed state.
-    let file_problem = RwSignal::new(None::<String>);
     let on_import = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|list| list.get(0)) else { return };
@@ -194,18 +238,33 @@ fn App() -> impl IntoView {
                 Ok(bytes) => session::import_snapshot(&file.name(), &bytes),
                 Err(reason) => Err(reason),
             };
-            file_problem.set(imported.clone().err());
+            notice.set(imported.clone().err());
             if imported.is_ok() {
                 summary.set(session::summary());
                 samples.set(Vec::new());
                 last_outcome.set(None);
                 answer.set(None);
+                restored.set(false);
+                persist().await;
             }
         });
     };
+    let on_forget = move |_| {
+        spawn_local(async move {
+            match storage::forget().await {
+                Ok(()) => {
+                    saved.set(false);
+                    restored.set(false);
+                    notice.set(Some("The saved index is forgotten: the next visit starts from the demo.".into()));
+                }
+                Err(reason) => notice.set(Some(reason)),
+            }
+            usage.set(storage::usage().await);
+        })
+    };
     let on_export = move |_| {
         let exported = session::export_snapshot().and_then(|bytes| browser::download(EXPORT_NAME, &bytes));
-        file_problem.set(exported.err());
+        notice.set(exported.err());
     };
 
     view! {
@@ -232,8 +291,9 @@ fn App() -> impl IntoView {
                     <button id="export" type="button" on:click=on_export disabled=move || !ready()>"Export index (.quire)"</button>
                     <label for="import">"Open an index (.quire, from here or from `quire index`): "</label>
                     <input id="import" type="file" accept=".quire" on:change=on_import disabled=move || !ready() />
-                    {move || file_problem.get().map(|problem| view! { <p id="file-problem" role="alert">{problem}</p> })}
                 </div>
+                <StorageLine saved=saved restored=restored usage=usage on_forget=on_forget />
+                {move || notice.get().map(|problem| view! { <p id="notice" role="alert">{problem}</p> })}
             </section>
             <section class="panel" aria-labelledby="ask-heading">
                 <h2 id="ask-heading">"Ask"</h2>
@@ -352,6 +412,35 @@ fn Results(answer: RwSignal<Option<Answer>>, answered: RwSignal<String>) -> impl
                 <pre>{a.trace.render()}</pre>
             </details>
         })}
+    }
+}
+
+#[component]
+fn StorageLine(
+    saved: RwSignal<bool>,
+    restored: RwSignal<bool>,
+    usage: RwSignal<Option<storage::Usage>>,
+    on_forget: impl Fn(leptos::ev::MouseEvent) + 'static,
+) -> impl IntoView {
+    let megabytes = |bytes: f64| format!("{:.1} MB", bytes / 1e6);
+    let describe = move || {
+        let state = match (restored.get(), saved.get()) {
+            (true, _) => "Restored from this browser's storage; changes are saved as you make them.",
+            (false, true) => "Saved in this browser's storage.",
+            (false, false) => "Your changes are saved in this browser's storage as you make them.",
+        };
+        let space = usage.get().map_or_else(String::new, |u| {
+            let kept = if u.persistent { "kept" } else { "may be cleared by the browser when space runs low" };
+            format!(" {} used of {} ({kept}).", megabytes(u.bytes), megabytes(u.quota))
+        });
+        format!("{state}{space}")
+    };
+    view! {
+        <p id="storage" data-saved=move || saved.get().to_string()>
+            {describe}
+            " "
+            <button id="forget" type="button" on:click=on_forget>"Forget the saved index"</button>
+        </p>
     }
 }
 

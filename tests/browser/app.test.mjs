@@ -28,11 +28,24 @@ after(async () => {
 /// The page's errors are collected for the test to check at its end.
 async function openApp() {
   const page = await browser.context.newPage();
+  // Tests share one browser profile: start each from empty storage, as a first visit would. (Errors are watched
+  // from the app's load on: this bare JSON page has no icon, and the browser's request for one is a 404.)
+  await page.goto(`${server.url}snapshots/planets-questions.json`);
+  await page.evaluate(forgetSavedIndex);
   const errors = watchErrors(page);
   await page.goto(server.url);
+  await waitReady(page);
+  return { page, errors };
+}
+
+async function forgetSavedIndex() {
+  const root = await navigator.storage.getDirectory();
+  for await (const name of root.keys()) await root.removeEntry(name, { recursive: true });
+}
+
+async function waitReady(page) {
   await page.waitForSelector(`${READY}, #status[data-state="failed"]`, { timeout: 300_000 });
   assert.equal(await page.getAttribute("#status", "data-state"), "ready", await page.textContent("#status"));
-  return { page, errors };
 }
 
 /// Asks `text` and waits for the results of this question, not whatever results were shown before.
@@ -184,9 +197,48 @@ test("an exported index opens again, in this tab or from the CLI's file; a bad f
   assert.match(results[0].label, /^Venus › /);
 
   await page.setInputFiles("#import", { name: "notes.quire", mimeType: "application/octet-stream", buffer: Buffer.from("not a snapshot") });
-  await page.waitForSelector("#file-problem");
-  assert.match(await page.textContent("#file-problem"), /^notes\.quire: /);
+  await page.waitForSelector("#notice");
+  assert.match(await page.textContent("#notice"), /^notes\.quire: /);
   assert.match(await page.textContent("#stats-line"), /^7 documents/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the index is kept in this browser across reloads; a saved index that cannot be read gives a message and the demo", async () => {
+  const { page, errors } = await openApp();
+  assert.equal(await page.getAttribute("#storage", "data-saved"), "false");
+  await upload(page, [
+    { name: "mars.md", mimeType: "text/markdown", buffer: Buffer.from("# Mars\n\nOlympus Mons on Mars is the tallest volcano in the solar system.\n") },
+  ], 7);
+  await page.waitForSelector('#storage[data-saved="true"]');
+  assert.match(await page.textContent("#storage"), /MB used of [\d.]+ MB/);
+
+  await page.reload();
+  await waitReady(page);
+  assert.match(await page.textContent("#stats-line"), /^7 documents/);
+  assert.match(await page.textContent("#storage"), /^Restored from this browser's storage/);
+  const results = await search(page, "What is the tallest volcano?");
+  assert.match(results[0].label, /^Mars › /);
+
+  // A saved index from a broken write or another version: a clear message, the demo, no blank page.
+  await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const file = await root.getFileHandle("index.quire", { create: true });
+    const stream = await file.createWritable();
+    await stream.write(new TextEncoder().encode("QUIRESNP and then nothing a snapshot should hold"));
+    await stream.close();
+  });
+  await page.reload();
+  await waitReady(page);
+  assert.match(await page.textContent("#notice"), /^the index saved in this browser: .+ Showing the demo instead/);
+  assert.match(await page.textContent("#stats-line"), /^6 documents/);
+
+  // Forget removes it: the next visit is a first visit.
+  await page.click("#forget");
+  await page.waitForFunction(() => document.querySelector("#notice")?.textContent.startsWith("The saved index is forgotten"));
+  await page.reload();
+  await waitReady(page);
+  assert.equal(await page.$("#notice"), null);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,0 +1,83 @@
+//! The index kept in this browser: its snapshot in the Origin Private File System, written after every change
+//! the user makes and read back when the app starts. A write never leaves half a file behind: a writable
+//! stream writes to a temporary file that replaces the saved one only when the stream closes (the File System
+//! standard's `createWritable`), so a tab closed mid-write keeps the last complete index.
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemGetFileOptions, FileSystemWritableFileStream,
+};
+
+use super::browser::describe;
+
+const SAVED_INDEX: &str = "index.quire";
+
+fn storage() -> Result<web_sys::StorageManager, String> {
+    Ok(web_sys::window().ok_or("no browser window")?.navigator().storage())
+}
+
+async fn resolve<T: JsCast>(promise: js_sys::Promise) -> Result<T, JsValue> {
+    JsFuture::from(promise).await?.dyn_into::<T>()
+}
+
+async fn folder() -> Result<FileSystemDirectoryHandle, String> {
+    resolve(storage()?.get_directory()).await.map_err(|e| format!("this browser's file storage: {}", describe(e)))
+}
+
+fn is_not_found(error: &JsValue) -> bool {
+    Reflect::get(error, &"name".into()).ok().and_then(|name| name.as_string()).as_deref() == Some("NotFoundError")
+}
+
+/// The saved index's bytes, or `None` when nothing is saved.
+pub async fn load() -> Result<Option<Vec<u8>>, String> {
+    let failed = |e: JsValue| format!("reading the saved index: {}", describe(e));
+    let handle: FileSystemFileHandle = match resolve(folder().await?.get_file_handle(SAVED_INDEX)).await {
+        Ok(handle) => handle,
+        Err(error) if is_not_found(&error) => return Ok(None),
+        Err(error) => return Err(failed(error)),
+    };
+    let file: web_sys::File = resolve(handle.get_file()).await.map_err(failed)?;
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(failed)?;
+    Ok(Some(Uint8Array::new(&buffer).to_vec()))
+}
+
+/// Replaces the saved index with `bytes`.
+pub async fn save(bytes: &[u8]) -> Result<(), String> {
+    let failed = |e: JsValue| format!("saving the index in this browser: {}", describe(e));
+    let options = FileSystemGetFileOptions::new();
+    options.set_create(true);
+    let handle: FileSystemFileHandle =
+        resolve(folder().await?.get_file_handle_with_options(SAVED_INDEX, &options)).await.map_err(failed)?;
+    let stream: FileSystemWritableFileStream = resolve(handle.create_writable()).await.map_err(failed)?;
+    let written = stream.write_with_buffer_source(&Uint8Array::from(bytes)).map_err(failed)?;
+    JsFuture::from(written).await.map_err(failed)?;
+    JsFuture::from(stream.close()).await.map_err(failed)?;
+    Ok(())
+}
+
+/// Deletes the saved index; nothing saved is not an error.
+pub async fn forget() -> Result<(), String> {
+    match JsFuture::from(folder().await?.remove_entry(SAVED_INDEX)).await {
+        Err(error) if !is_not_found(&error) => Err(format!("forgetting the saved index: {}", describe(error))),
+        _ => Ok(()),
+    }
+}
+
+/// What this origin stores and may store, and whether the browser keeps it under storage pressure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Usage {
+    pub bytes: f64,
+    pub quota: f64,
+    pub persistent: bool,
+}
+
+/// Asks the browser to keep this origin's storage (`navigator.storage.persist()`), and reports the usage.
+pub async fn usage() -> Option<Usage> {
+    let storage = storage().ok()?;
+    let persistent = JsFuture::from(storage.persist().ok()?).await.ok()?.as_bool().unwrap_or(false);
+    let estimate = JsFuture::from(storage.estimate().ok()?).await.ok()?;
+    let number = |key: &str| Reflect::get(&estimate, &key.into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+    Some(Usage { bytes: number("usage"), quota: number("quota"), persistent })
+}
