@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 use crate::corpus::SourceFile;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever};
 use crate::store::CorpusSummary;
-use session::{Answer, Demo, IndexOutcome, SampleQuestion};
+use session::{Answer, Demo, IndexOutcome, Progress, SampleQuestion};
 
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -23,7 +23,7 @@ pub fn start() {
 enum Phase {
     LoadingModel,
     OpeningDemo,
-    Indexing { done: usize, total: usize },
+    Indexing(Progress),
     Ready,
     Failed(String),
 }
@@ -43,7 +43,12 @@ impl Phase {
         match self {
             Phase::LoadingModel => "Loading the embedding model…".into(),
             Phase::OpeningDemo => "Opening the demo index…".into(),
-            Phase::Indexing { done, total } => format!("Embedding {done} / {total} texts…"),
+            Phase::Indexing(Progress { done, total, rate }) => {
+                let pace = rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
+                    format!(" · {rate:.1} texts/s · about {:.0} s left", (total - done) as f64 / rate)
+                });
+                format!("Embedding {done} / {total} texts{pace}…")
+            }
             Phase::Ready => "Ready.".into(),
             Phase::Failed(reason) => format!("Error: {reason}"),
         }
@@ -109,6 +114,12 @@ fn App() -> impl IntoView {
     let saved = RwSignal::new(false);
     let restored = RwSignal::new(false);
     let usage = RwSignal::new(None::<storage::Usage>);
+    let documents = RwSignal::new(Vec::<(String, String)>::new());
+    let cancel_requested = RwSignal::new(false);
+    let refresh = move || {
+        summary.set(session::summary());
+        documents.set(session::documents());
+    };
 
     let persist = move || async move {
         saved.set(false);
@@ -123,18 +134,30 @@ fn App() -> impl IntoView {
         usage.set(storage::usage().await);
     };
 
-    let index_files = move |files: Vec<SourceFile>| async move {
-        let outcome = session::add_files(files, move |done, total| phase.set(Phase::Indexing { done, total })).await;
+    let update_index = move |files: Vec<SourceFile>, removed: Vec<String>| async move {
+        cancel_requested.set(false);
+        let outcome = session::update(
+            files,
+            &removed,
+            move |progress| phase.set(Phase::Indexing(progress)),
+            move || cancel_requested.get_untracked(),
+        )
+        .await;
         match outcome {
             Ok(outcome) => {
-                summary.set(session::summary());
+                let changed = !outcome.cancelled;
                 last_outcome.set(Some(outcome));
                 phase.set(Phase::Ready);
-                persist().await;
+                if changed {
+                    refresh();
+                    persist().await;
+                }
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
         }
     };
+    let index_files = move |files: Vec<SourceFile>| update_index(files, Vec::new());
+    let remove_document = move |source: String| spawn_local(update_index(Vec::new(), vec![source]));
 
     let open_demo = move |chosen: Demo| async move {
         phase.set(Phase::OpeningDemo);
@@ -145,7 +168,7 @@ fn App() -> impl IntoView {
                     query_text.set(first.text.clone());
                 }
                 samples.set(questions);
-                summary.set(session::summary());
+                refresh();
                 last_outcome.set(None);
                 answer.set(None);
                 saved.set(false);
@@ -162,7 +185,7 @@ fn App() -> impl IntoView {
         match storage::load().await {
             Ok(Some(bytes)) => match session::import_snapshot("the index saved in this browser", &bytes) {
                 Ok(()) => {
-                    summary.set(session::summary());
+                    refresh();
                     saved.set(true);
                     restored.set(true);
                     usage.set(storage::usage().await);
@@ -240,7 +263,7 @@ fn App() -> impl IntoView {
             };
             notice.set(imported.clone().err());
             if imported.is_ok() {
-                summary.set(session::summary());
+                refresh();
                 samples.set(Vec::new());
                 last_outcome.set(None);
                 answer.set(None);
@@ -273,7 +296,13 @@ fn App() -> impl IntoView {
             <p class="tagline">"Private knowledge-graph retrieval. Your documents never leave this tab."</p>
         </header>
         <main>
-            <p id="status" role="status" data-state=move || phase.get().key()>{move || phase.get().message()}</p>
+            <p id="status" role="status" data-state=move || phase.get().key()>
+                {move || phase.get().message()}
+                {move || matches!(phase.get(), Phase::Indexing(_)).then(|| view! {
+                    " "
+                    <button id="cancel" type="button" on:click=move |_| cancel_requested.set(true)>"Cancel"</button>
+                })}
+            </p>
             <section class="panel" aria-labelledby="corpus-heading">
                 <h2 id="corpus-heading">"Documents"</h2>
                 <div class="demos" role="group" aria-label="Demo corpora">
@@ -287,6 +316,7 @@ fn App() -> impl IntoView {
                 <label for="files">"Add documents (md, txt, html, pdf, csv, tsv, jsonl): "</label>
                 <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
                 <IngestProblems outcome=last_outcome />
+                <DocumentList documents=documents ready=Signal::derive(ready) remove=remove_document />
                 <div class="snapshot-files">
                     <button id="export" type="button" on:click=on_export disabled=move || !ready()>"Export index (.quire)"</button>
                     <label for="import">"Open an index (.quire, from here or from `quire index`): "</label>
@@ -445,12 +475,46 @@ fn StorageLine(
 }
 
 #[component]
+fn DocumentList(
+    documents: RwSignal<Vec<(String, String)>>,
+    ready: Signal<bool>,
+    remove: impl Fn(String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <details id="documents">
+            <summary>{move || format!("{} documents", documents.get().len())}</summary>
+            <ul>
+                {move || documents.get().into_iter().map(|(source, title)| {
+                    let label = format!("Remove {title}");
+                    let removed = source.clone();
+                    view! {
+                        <li data-source=source.clone()>
+                            <span class="title">{title}</span>" "<span class="meta">{source.clone()}</span>" "
+                            <button type="button" class="remove" aria-label=label disabled=move || !ready.get()
+                                on:click=move |_| remove(removed.clone())>"Remove"</button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </details>
+    }
+}
+
+#[component]
 fn IngestProblems(outcome: RwSignal<Option<IndexOutcome>>) -> impl IntoView {
     move || {
         outcome.get().map(|outcome| {
             let lines: Vec<String> = outcome.errors.iter().chain(&outcome.warnings).cloned().collect();
+            let summary = if outcome.cancelled {
+                format!("Cancelled after embedding {} texts: the index is as it was.", outcome.embedded)
+            } else {
+                format!(
+                    "Indexed in {:.1} s: {} texts embedded, {} reused.",
+                    outcome.seconds, outcome.embedded, outcome.reused
+                )
+            };
             view! {
-                <p class="timing">{format!("Indexed in {:.1} s: {} texts embedded, {} reused.", outcome.seconds, outcome.embedded, outcome.reused)}</p>
+                <p class="timing" id="ingest-summary">{summary}</p>
                 <ul id="ingest-problems">{lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}</ul>
             }
         })

@@ -109,6 +109,8 @@ pub fn export_snapshot() -> Result<Vec<u8>, String> {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IndexOutcome {
+    /// Stopped by the user before the new index was complete; the index is as it was.
+    pub cancelled: bool,
     pub errors: Vec<String>,
     pub warnings: Vec<String>,
     pub embedded: usize,
@@ -116,9 +118,24 @@ pub struct IndexOutcome {
     pub seconds: f64,
 }
 
-/// Parses `files` and adds them to the corpus (replacing same-named documents); only new texts are
-/// embedded. `progress(done, total)` is called between slices.
-pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, usize)) -> Result<IndexOutcome, String> {
+/// How far an update has come: texts embedded of the total, and the embedding rate so far.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    /// Texts per second; `None` until the first slice is done.
+    pub rate: Option<f64>,
+}
+
+/// Parses `files`, adds them to the corpus (replacing same-named documents) and removes the documents named
+/// in `removed`; only new texts are embedded. `progress` is told between slices; when `cancelled` says so
+/// between two slices, the update stops and the index stays as it was.
+pub async fn update(
+    files: Vec<SourceFile>,
+    removed: &[String],
+    mut progress: impl FnMut(Progress),
+    cancelled: impl Fn() -> bool,
+) -> Result<IndexOutcome, String> {
     let started = browser::now_ms();
     let settings = with_session(|session| session.index.as_ref().map(|i| i.settings.clone()))?.unwrap_or_default();
     let report = corpus::ingest(&files, &settings.corpus);
@@ -127,20 +144,31 @@ pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, u
         warnings: report.warnings.iter().map(|(f, w)| format!("{f}: {w}")).collect(),
         ..Default::default()
     };
-    if report.documents.is_empty() {
+    if report.documents.is_empty() && removed.is_empty() {
         return Ok(outcome);
     }
-    // The current index stays in place until the new one is complete, so a failure loses nothing.
+    // The current index stays in place until the new one is complete, so a failure or a cancel loses nothing.
     let mut builder = with_session(|session| {
         let identity = session.embedder.identity().clone();
-        plan_update(session.index.as_ref(), report.documents, &[], &session.embedder, identity, None)
+        plan_update(session.index.as_ref(), report.documents, removed, &session.embedder, identity, None)
     })?
     .map_err(|e| e.to_string())?;
     let total = builder.to_embed();
-    progress(0, total);
+    progress(Progress { done: 0, total, rate: None });
+    let embedding_started = browser::now_ms();
     while !builder.is_done() {
+        if cancelled() {
+            outcome.cancelled = true;
+            outcome.embedded = builder.embedded();
+            return Ok(outcome);
+        }
         with_session(|session| builder.embed_next(&session.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
-        progress(builder.embedded(), total);
+        let seconds = (browser::now_ms() - embedding_started) / 1000.0;
+        progress(Progress {
+            done: builder.embedded(),
+            total,
+            rate: Some(builder.embedded() as f64 / seconds.max(1e-3)),
+        });
         browser::next_tick().await;
     }
     outcome.embedded = total;
@@ -149,6 +177,16 @@ pub async fn add_files(files: Vec<SourceFile>, mut progress: impl FnMut(usize, u
     with_session(|session| session.index = Some(index))?;
     outcome.seconds = (browser::now_ms() - started) / 1000.0;
     Ok(outcome)
+}
+
+/// Every indexed document as (source, title), in index order.
+pub fn documents() -> Vec<(String, String)> {
+    with_session(|session| {
+        session.index.as_ref().map_or_else(Vec::new, |index| {
+            index.corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect()
+        })
+    })
+    .unwrap_or_default()
 }
 
 fn with_session<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {

@@ -242,3 +242,58 @@ test("the index is kept in this browser across reloads; a saved index that canno
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a long indexing run shows its rate and time left, and Cancel keeps the index as it was", async () => {
+  const { page, errors } = await openApp();
+  const paragraph = (i, j) => `Report ${i}, part ${j}: the survey team logged tide heights, wind speed and the colour of the evening sky at station ${i * 7 + j}.`;
+  const files = Array.from({ length: 80 }, (_, i) => ({
+    name: `log-${i}.md`,
+    mimeType: "text/markdown",
+    buffer: Buffer.from(`# Station log ${i}\n\n${[0, 1, 2, 3].map((j) => paragraph(i, j)).join("\n\n")}\n`),
+  }));
+  await page.setInputFiles("#files", files);
+  await page.waitForFunction(() => /texts\/s · about \d+ s left/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
+  await page.click("#cancel");
+  await page.waitForSelector(READY);
+  assert.match(await page.textContent("#ingest-summary"), /^Cancelled after embedding \d+ texts: the index is as it was\.$/);
+  assert.equal(await documentCount(page), 6);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a document can be removed", async () => {
+  const { page, errors } = await openApp();
+  await page.click("#documents summary");
+  await page.click('#documents li[data-source="demo/sun.txt"] .remove');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("5 documents"));
+  const sources = await page.$$eval("#documents li", (items) => items.map((li) => li.dataset.source));
+  assert.ok(!sources.includes("demo/sun.txt") && sources.includes("demo/moon.md"), JSON.stringify(sources));
+  const results = await search(page, "What is the Sun made of?");
+  assert.ok(results.every((r) => !r.meta.startsWith("demo/sun.txt")), JSON.stringify(results));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("nothing leaves the tab: every request while loading, opening demos, indexing and asking is same-origin", async () => {
+  const page = await browser.context.newPage();
+  await page.goto(`${server.url}snapshots/planets-questions.json`);
+  await page.evaluate(forgetSavedIndex);
+  const requests = [];
+  page.on("request", (request) => requests.push(request.url()));
+  const errors = watchErrors(page);
+  await page.goto(server.url);
+  await waitReady(page);
+  await upload(page, [
+    { name: "ceres.md", mimeType: "text/markdown", buffer: Buffer.from("# Ceres\n\nCeres is the largest object in the asteroid belt.\n") },
+  ], 7);
+  await search(page, "What is the largest object in the asteroid belt?");
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  await search(page, "Who is older, Annie Morton or Terry Richardson?");
+  const origin = new URL(server.url).origin;
+  const elsewhere = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+  assert.deepEqual(elsewhere, []);
+  assert.ok(requests.some((url) => url.endsWith("/snapshots/multihop.quire")), JSON.stringify(requests));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
