@@ -235,22 +235,40 @@ fn App() -> impl IntoView {
         }
     };
 
-    let on_files = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(list) = input.files() else { return };
+    // Picked files, a picked folder (each file known by its path inside it) or dropped files; a file the
+    // browser cannot read is reported and the others are indexed.
+    let add_picked = move |list: web_sys::FileList| {
         let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
         spawn_local(async move {
             let mut paths: Vec<String> = picked.iter().map(browser::upload_path).collect();
             crate::corpus::path::disambiguate(&mut paths);
             let mut files = Vec::new();
+            let mut unreadable = Vec::new();
             for (file, path) in picked.iter().zip(paths) {
                 match browser::read_file(file).await {
                     Ok(bytes) => files.push(SourceFile::new(path, bytes)),
-                    Err(reason) => phase.set(Phase::Failed(reason)),
+                    Err(reason) => unreadable.push(reason),
                 }
             }
+            notice.set((!unreadable.is_empty()).then(|| unreadable.join("; ")));
             index_files(files).await;
         });
+    };
+    let on_files = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(list) = input.files() {
+            add_picked(list);
+        }
+    };
+    let dragging = RwSignal::new(false);
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        if matches!(phase.get_untracked(), Phase::Ready)
+            && let Some(list) = ev.data_transfer().and_then(|transfer| transfer.files())
+        {
+            add_picked(list);
+        }
     };
     let ready = move || matches!(phase.get(), Phase::Ready);
     let on_import = move |ev: leptos::ev::Event| {
@@ -313,8 +331,16 @@ fn App() -> impl IntoView {
                             on:click=move |_| spawn_local(open_demo(choice))>{choice.title()}</button>
                     }).collect_view()}
                 </div>
-                <label for="files">"Add documents (md, txt, html, pdf, csv, tsv, jsonl): "</label>
-                <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
+                <div id="drop-zone" class:dragging=move || dragging.get()
+                    on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
+                    on:dragleave=move |_| dragging.set(false)
+                    on:drop=on_drop>
+                    <p>"Drop documents here (md, txt, html, pdf, csv, tsv, jsonl), or add them:"</p>
+                    <label for="files">"files "</label>
+                    <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
+                    <label for="folder">" a folder "</label>
+                    <input id="folder" type="file" multiple prop:webkitdirectory=true on:change=on_files disabled=move || !ready() />
+                </div>
                 <IngestProblems outcome=last_outcome />
                 <DocumentList documents=documents ready=Signal::derive(ready) remove=remove_document />
                 <div class="snapshot-files">

@@ -4,7 +4,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { homedir } from "node:os";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveDist, launchBrowser, watchErrors } from "./harness.mjs";
 
@@ -294,6 +295,31 @@ test("nothing leaves the tab: every request while loading, opening demos, indexi
   const elsewhere = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
   assert.deepEqual(elsewhere, []);
   assert.ok(requests.some((url) => url.endsWith("/snapshots/multihop.quire")), JSON.stringify(requests));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a whole folder is added by its picker, and dropped files like picked ones", async () => {
+  const { page, errors } = await openApp();
+  const folder = await mkdtemp(join(tmpdir(), "quire-folder-"));
+  await mkdir(join(folder, "notes", "outer"), { recursive: true });
+  await writeFile(join(folder, "notes", "io.md"), "# Io\n\nIo is the most volcanically active body in the solar system.\n");
+  await writeFile(join(folder, "notes", "outer", "eris.txt"), "Eris is a dwarf planet beyond Neptune, slightly smaller than Pluto.\n");
+  await page.setInputFiles("#folder", join(folder, "notes"));
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("8 documents"));
+  const sources = await page.$$eval("#documents li", (items) => items.map((li) => li.dataset.source));
+  assert.ok(sources.includes("notes/io.md") && sources.includes("notes/outer/eris.txt"), JSON.stringify(sources));
+  await rm(folder, { recursive: true, force: true });
+
+  const dropped = await page.evaluateHandle(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["# Pluto\n\nPluto's heart-shaped glacier is made of nitrogen ice.\n"], "pluto.md", { type: "text/markdown" }));
+    return transfer;
+  });
+  await page.dispatchEvent("#drop-zone", "drop", { dataTransfer: dropped });
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("9 documents"));
+  const results = await search(page, "Which dwarf planet has a heart-shaped glacier?");
+  assert.match(results[0].label, /^Pluto › /);
   assert.deepEqual(errors, []);
   await page.close();
 });
