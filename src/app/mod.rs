@@ -159,6 +159,17 @@ fn App() -> impl IntoView {
     let index_files = move |files: Vec<SourceFile>| update_index(files, Vec::new());
     let remove_document = move |source: String| spawn_local(update_index(Vec::new(), vec![source]));
 
+    // A whole index replaced (a demo, the saved one, an imported file): what was shown of the old one goes.
+    // `from_storage`: it is the index saved in this browser.
+    let show_new_index = move |questions: Vec<SampleQuestion>, from_storage: bool| {
+        refresh();
+        samples.set(questions);
+        last_outcome.set(None);
+        answer.set(None);
+        saved.set(from_storage);
+        restored.set(from_storage);
+    };
+
     let open_demo = move |chosen: Demo| async move {
         phase.set(Phase::OpeningDemo);
         match session::open_demo(chosen).await {
@@ -167,12 +178,7 @@ fn App() -> impl IntoView {
                 if let Some(first) = questions.first() {
                     query_text.set(first.text.clone());
                 }
-                samples.set(questions);
-                refresh();
-                last_outcome.set(None);
-                answer.set(None);
-                saved.set(false);
-                restored.set(false);
+                show_new_index(questions, false);
                 phase.set(Phase::Ready);
             }
             Err(reason) => phase.set(Phase::Failed(reason)),
@@ -182,23 +188,27 @@ fn App() -> impl IntoView {
     // The index saved in this browser if there is one, else the demo; a saved index that cannot be opened is
     // left in place (a change replaces it, Forget removes it) and the demo opens.
     let restore_or_open_demo = move || async move {
-        match storage::load().await {
-            Ok(Some(bytes)) => match session::import_snapshot("the index saved in this browser", &bytes) {
-                Ok(()) => {
-                    refresh();
-                    saved.set(true);
-                    restored.set(true);
-                    usage.set(storage::usage().await);
-                    return phase.set(Phase::Ready);
-                }
-                Err(reason) => notice.set(Some(format!(
-                    "{reason}. Showing the demo instead; your next change replaces the saved index, or Forget removes it."
-                ))),
-            },
-            Ok(None) => {}
-            Err(reason) => notice.set(Some(format!("{reason}. Showing the demo instead."))),
+        let restored_index = match storage::load().await {
+            Ok(Some(bytes)) => session::import_snapshot("the index saved in this browser", &bytes).map(|()| true).map_err(
+                |reason| {
+                    format!(
+                        "{reason}. Showing the demo instead; your next change replaces the saved index, or Forget removes it."
+                    )
+                },
+            ),
+            Ok(None) => Ok(false),
+            Err(reason) => Err(format!("{reason}. Showing the demo instead.")),
+        };
+        match restored_index {
+            Ok(true) => {
+                show_new_index(Vec::new(), true);
+                phase.set(Phase::Ready);
+            }
+            not_restored => {
+                notice.set(not_restored.err());
+                open_demo(Demo::Planets).await;
+            }
         }
-        open_demo(Demo::Planets).await;
         usage.set(storage::usage().await);
     };
 
@@ -281,11 +291,7 @@ fn App() -> impl IntoView {
             };
             notice.set(imported.clone().err());
             if imported.is_ok() {
-                refresh();
-                samples.set(Vec::new());
-                last_outcome.set(None);
-                answer.set(None);
-                restored.set(false);
+                show_new_index(Vec::new(), false);
                 persist().await;
             }
         });

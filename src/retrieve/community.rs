@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::fusion::Fusion;
+use super::fusion::standardised_sum;
 use super::trace::{NodeKind, Step, TraceNode};
 use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk};
 use crate::corpus::ChunkId;
@@ -67,7 +67,7 @@ fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk>
 /// The `k` best of two ranked lists by the equal-weight sum of their standardised scores.
 fn hybrid(dense: Vec<Hit>, lexical: Vec<Hit>, k: usize) -> Vec<ScoredChunk> {
     let as_list = |hits: Vec<Hit>| -> Vec<ScoredChunk> { hits.into_iter().map(ScoredChunk::from).collect() };
-    Fusion::Zsum.fuse(&[&as_list(dense), &as_list(lexical)], &[1.0, 1.0], k).iter().map(ScoredChunk::from).collect()
+    standardised_sum(&[&as_list(dense), &as_list(lexical)], k).iter().map(ScoredChunk::from).collect()
 }
 
 /// One hop from the seeds: the communities they link to, most similar link first, until the pool holds

@@ -80,19 +80,17 @@ fn anchors(index: &IndexedCorpus, query: Query<'_>, hybrid: &Hybrid) -> (Vec<Ent
     let mut anchors: Vec<EntityId> = index.gazetteer.find(query.text);
     anchors.truncate(MAX_ANCHORS);
     let named = anchors.len();
-    let mut searched = 0;
+    let mut searched: Vec<EntityId> = Vec::with_capacity(SEARCHED_ANCHORS);
     for hit in &hybrid.ranked {
-        if searched == SEARCHED_ANCHORS {
-            break;
-        }
         let page = index.corpus.chunks[hit.chunk as usize].document;
-        if !anchors[named..].contains(&page) {
-            searched += 1;
-            if !anchors[..named].contains(&page) {
-                anchors.push(page);
+        if !searched.contains(&page) {
+            searched.push(page);
+            if searched.len() == SEARCHED_ANCHORS {
+                break;
             }
         }
     }
+    anchors.extend(searched.into_iter().filter(|page| !anchors[..named].contains(page)).collect::<Vec<_>>());
     (anchors, named)
 }
 

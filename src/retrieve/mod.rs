@@ -25,7 +25,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, EntityId};
-use crate::embed::{EmbedError, TextEmbedder};
 use crate::graph::NodeRef;
 use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
@@ -459,34 +458,6 @@ impl Execution {
         let chunks = fused.iter().map(ScoredChunk::from).collect();
         Self { chunks, inputs, fused: Some((name.to_string(), fused)) }
     }
-}
-
-/// Names of the lists [`hybrid`] fuses, in the order of [`FusedChunk::ranks`].
-pub const HYBRID_LISTS: [&str; 2] = ["dense", "BM25"];
-
-/// Dense, BM25 and their RRF for one query.
-pub struct HybridResult {
-    pub dense: Vec<ScoredChunk>,
-    pub bm25: Vec<ScoredChunk>,
-    pub fused: Vec<FusedChunk>,
-}
-
-pub fn hybrid(
-    index: &IndexedCorpus,
-    embedder: &dyn TextEmbedder,
-    query: &str,
-    k: usize,
-) -> Result<HybridResult, EmbedError> {
-    let query_vector = embedder.embed(&[query])?.remove(0);
-    let depth = FUSION_DEPTH.max(k);
-    let dense_hits = dense(index, &query_vector, depth);
-    let bm25_hits = bm25(index, query, depth);
-    let fused = reciprocal_rank_fusion(&[&dense_hits, &bm25_hits], k);
-    Ok(HybridResult {
-        dense: dense_hits.into_iter().take(k).collect(),
-        bm25: bm25_hits.into_iter().take(k).collect(),
-        fused,
-    })
 }
 
 #[cfg(test)]
