@@ -105,6 +105,21 @@ fn two_page_pdf() -> Vec<u8> {
     bytes
 }
 
+/// pdf-extract panics on this file (a font with an encoding it does not know) instead of returning an error.
+/// The browser test adds the same file to show that the app survives it (tests/browser/app.test.mjs).
+const PANICKING_PDF: &str = "tests/fixtures/pdf-extract-panics.pdf";
+
+#[test]
+fn a_pdf_that_panics_the_extractor_is_an_error_for_that_file_alone() {
+    let bytes = std::fs::read(PANICKING_PDF).unwrap();
+    let files = vec![SourceFile::new("report.pdf", bytes), SourceFile::new("notes.md", "# Notes\n\nStill here.")];
+    let report = corpus::ingest(&files, &CorpusSettings::default());
+    let errors: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
+    // The caught panic's wording, not the library's error: the file really does panic the extractor.
+    assert_eq!(errors, vec!["report.pdf: unreadable PDF: the file is malformed"]);
+    assert_eq!(report.documents.len(), 1);
+}
+
 #[test]
 fn pdf_text_keeps_page_numbers() {
     let doc = parse_one("papers/small_bodies.pdf", &two_page_pdf()).unwrap().documents.remove(0);

@@ -118,9 +118,9 @@ fn edge_kinds_and_counts() {
     let corpus = fixture();
     let graph = KnowledgeGraph::build(&corpus);
     let stats = graph.stats(&corpus);
-    let nodes: Vec<(&str, usize)> = stats.nodes.iter().map(|(k, v)| (*k, *v)).collect();
+    let nodes: Vec<(&str, usize)> = stats.nodes.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(nodes, vec![("chunk", 6), ("entity", 1), ("page", 2), ("section", 3)]);
-    let edges: Vec<(&str, usize)> = stats.edges.iter().map(|(k, v)| (*k, *v)).collect();
+    let edges: Vec<(&str, usize)> = stats.edges.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(
         edges,
         vec![

@@ -177,3 +177,60 @@ fn fused_trace_shows_every_input_and_its_features() {
     let json = serde_json::to_string(&trace).unwrap();
     assert_eq!(serde_json::from_str::<Trace>(&json).unwrap(), trace);
 }
+
+/// The teaching view's graph of a fused trace: the question first, each retriever's steps in its lane, the
+/// path's expansion along the `directed_by` relation as a semantic edge, every result chunk held by a node of
+/// its lane or picked from the question, the fusion fed by the lanes, and the final context last.
+#[test]
+fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
+    use quire::retrieve::trace::{EdgeKind, NodeKind, Stage};
+    let question = "Where was the director of Harbor Lights born?";
+    let (_, trace) = ask("rrf:dense+page+path", question);
+    let graph = trace.graph(&index().corpus);
+    assert_eq!(graph.lanes, vec!["dense", "page", "path"]);
+    assert_eq!(
+        (graph.nodes[0].kind, graph.nodes[0].label.as_str(), graph.nodes[0].stage),
+        (None, question, Stage::Query)
+    );
+    // Within each lane nodes come in stage order, and no edge appears before both its ends.
+    for lane in [None, Some(0), Some(1), Some(2)] {
+        let stages: Vec<Stage> = graph.nodes.iter().filter(|n| n.lane == lane).map(|n| n.stage).collect();
+        assert!(stages.windows(2).all(|w| w[0] <= w[1]), "{lane:?}: {stages:?}");
+    }
+    for edge in &graph.edges {
+        assert!(edge.stage >= graph.nodes[edge.from].stage && edge.stage >= graph.nodes[edge.to].stage, "{edge:?}");
+    }
+    let page_lane = graph.nodes.iter().filter(|n| n.lane == Some(1));
+    let page_seeds: Vec<&str> =
+        page_lane.clone().filter(|n| n.stage == Stage::Seeds).map(|n| n.label.as_str()).collect();
+    assert_eq!(page_seeds.len(), 3, "{page_seeds:?}");
+    // Each of the page retriever's chunks hangs off its page.
+    for (index, chunk) in graph.nodes.iter().enumerate().filter(|(_, n)| n.lane == Some(1) && n.stage == Stage::Results)
+    {
+        let holder =
+            graph.edges.iter().find(|e| e.to == index && e.kind == EdgeKind::Structural).expect("held by its page");
+        assert!(chunk.label.starts_with(&format!("{} › ", graph.nodes[holder.from].label)), "{chunk:?}");
+    }
+    // The path retriever grows its seeds along relations: semantic edges, drawn red.
+    let expansions: Vec<(&str, &str, EdgeKind)> = graph
+        .edges
+        .iter()
+        .filter(|e| e.stage == Stage::Expansions)
+        .map(|e| (graph.nodes[e.to].label.as_str(), e.label.as_str(), e.kind))
+        .collect();
+    assert!(expansions.iter().any(|&(_, _, kind)| kind == EdgeKind::Semantic), "{expansions:?}");
+    let fusion = trace.fusion.as_ref().unwrap();
+    let fused: Vec<usize> = (0..graph.nodes.len()).filter(|&i| graph.nodes[i].stage == Stage::Fusion).collect();
+    assert_eq!(fused.len(), fusion.rows.len());
+    for &node in &fused {
+        let inputs = graph.edges.iter().filter(|e| e.to == node && e.kind == EdgeKind::Fused).count();
+        let ranked =
+            fusion.rows.iter().find(|r| r.chunk == graph.nodes[node].id).unwrap().ranks.iter().flatten().count();
+        assert_eq!(inputs, ranked, "one edge per list that ranked {:?}", graph.nodes[node].label);
+    }
+    let context: Vec<&str> =
+        graph.nodes.iter().filter(|n| n.stage == Stage::Context).map(|n| n.label.as_str()).collect();
+    let results: Vec<&str> = trace.results.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(context, results);
+    assert!(graph.nodes.iter().filter(|n| n.stage == Stage::Context).all(|n| n.kind == Some(NodeKind::Chunk)));
+}

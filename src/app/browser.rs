@@ -1,31 +1,74 @@
-//! The few browser services the app needs: fetching bytes, reading picked files, yielding to the event
-//! loop, and a clock.
+//! The few browser services the app needs, in the page and in its workers alike: fetching bytes (with
+//! progress), reading picked files, yielding to the event loop, and a clock.
 
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 fn window() -> web_sys::Window {
-    web_sys::window().expect("the app runs in a browser window")
+    web_sys::window().expect("the page runs in a browser window")
+}
+
+/// Where this code runs: the page, or one of the app's workers. The two scopes share fetch, timers and the
+/// clock, but not a Rust type.
+enum Scope {
+    Page(web_sys::Window),
+    Worker(web_sys::WorkerGlobalScope),
+}
+
+fn scope() -> Scope {
+    let global = js_sys::global();
+    // `instanceof Window` would throw inside a worker, where `Window` is not defined.
+    let in_worker = js_sys::Reflect::has(&global, &"WorkerGlobalScope".into()).unwrap_or(false);
+    if in_worker { Scope::Worker(global.unchecked_into()) } else { Scope::Page(global.unchecked_into()) }
 }
 
 pub fn describe(error: JsValue) -> String {
     error
         .as_string()
+        .or_else(|| error.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
         .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))
         .unwrap_or_else(|| "unknown error".into())
 }
 
 /// GET `url` as bytes; a non-2xx status is an error naming the URL.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| format!("{url}: {}", describe(e)))?;
-    let response: web_sys::Response = response.dyn_into().map_err(|_| format!("{url}: not an HTTP response"))?;
+    fetch_bytes_with_progress(url, |_, _| {}).await
+}
+
+/// GET `url` as bytes, telling `progress` the bytes received so far and the total when the server said it.
+pub async fn fetch_bytes_with_progress(
+    url: &str,
+    mut progress: impl FnMut(usize, Option<usize>),
+) -> Result<Vec<u8>, String> {
+    let failed = |e: JsValue| format!("{url}: {}", describe(e));
+    let pending = match scope() {
+        Scope::Page(window) => window.fetch_with_str(url),
+        Scope::Worker(worker) => worker.fetch_with_str(url),
+    };
+    let response: web_sys::Response = JsFuture::from(pending)
+        .await
+        .map_err(failed)?
+        .dyn_into()
+        .map_err(|_| format!("{url}: not an HTTP response"))?;
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
-    let buffer = response.array_buffer().map_err(|e| format!("{url}: {}", describe(e)))?;
-    let buffer = JsFuture::from(buffer).await.map_err(|e| format!("{url}: {}", describe(e)))?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+    let total = response.headers().get("content-length").ok().flatten().and_then(|length| length.parse().ok());
+    let Some(body) = response.body() else { return Ok(Vec::new()) };
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::with_capacity(total.unwrap_or(0));
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(failed)?;
+        if js_sys::Reflect::get(&chunk, &"done".into()).map_err(failed)?.as_bool() == Some(true) {
+            return Ok(bytes);
+        }
+        let value: Uint8Array = js_sys::Reflect::get(&chunk, &"value".into()).map_err(failed)?.unchecked_into();
+        let start = bytes.len();
+        bytes.resize(start + value.length() as usize, 0);
+        value.copy_to(&mut bytes[start..]);
+        progress(bytes.len(), total);
+    }
 }
 
 /// The path a picked file is known by: its path inside the folder for a folder upload (`webkitRelativePath`,
@@ -43,16 +86,23 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// Lets the browser paint and handle input between slices of long work.
+/// Lets the event loop run (a worker reads a Cancel, the page paints) between slices of long work.
 pub async fn next_tick() {
     let promise = Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        let _ = match scope() {
+            Scope::Page(window) => window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0),
+            Scope::Worker(worker) => worker.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0),
+        };
     });
     let _ = JsFuture::from(promise).await;
 }
 
 pub fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    let performance = match scope() {
+        Scope::Page(window) => window.performance(),
+        Scope::Worker(worker) => worker.performance(),
+    };
+    performance.map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
 }
 
 /// A parameter of the page's URL; only the measuring build reads any (`?bench=embed`).
@@ -75,4 +125,46 @@ pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     link.set_download(name);
     link.click();
     web_sys::Url::revoke_object_url(&url).map_err(describe)
+}
+
+/// Registers the service worker that keeps the app usable offline (`www/sw.js`). Where the browser offers
+/// none (a page not served from a secure origin) or refuses it, the app works as before, online.
+pub async fn register_service_worker() {
+    let navigator = window().navigator();
+    if js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        let _ = JsFuture::from(navigator.service_worker().register("sw.js")).await;
+    }
+}
+
+/// The script every worker of the app starts from (`www/engine-worker.js`).
+const WORKER_SCRIPT: &str = "engine-worker.js";
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    type ImportMeta;
+    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
+    static IMPORT_META: ImportMeta;
+    #[wasm_bindgen(method, getter)]
+    fn url(this: &ImportMeta) -> String;
+}
+
+/// Starts a worker that loads this very module (its URL is the module's own, hashed by Trunk) in `role`.
+pub fn start_worker(role: &str) -> Result<web_sys::Worker, String> {
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
+    let start = js_sys::Object::new();
+    let set = |key: &str, value: &str| js_sys::Reflect::set(&start, &key.into(), &value.into()).map_err(describe);
+    set("module", &IMPORT_META.with(ImportMeta::url))?;
+    set("role", role)?;
+    worker.post_message(&start).map_err(describe)?;
+    Ok(worker)
+}
+
+/// The role this worker was started in (`start_worker`), or `None` in the page.
+pub fn worker_role() -> Option<String> {
+    match scope() {
+        Scope::Page(_) => None,
+        Scope::Worker(worker) => js_sys::Reflect::get(&worker, &"quireRole".into()).ok()?.as_string(),
+    }
 }

@@ -1,29 +1,47 @@
-//! The browser app (wasm32 only): load the model, open a bundled demo index or index the user's files, and
-//! query it with any retrievers and fusion, showing the trace. All retrieval happens in the engine; this module renders state and forwards user actions.
+//! The browser app (wasm32 only). The page (this module's components) renders state and forwards user
+//! actions; the engine runs in a Web Worker (`worker.rs`, reached through `engine.rs`) with a pool of
+//! embedding workers (`pool.rs`), so the page never stalls while documents are parsed, embedded and indexed,
+//! and a crash while parsing one file loses neither the other files nor the index. All retrieval happens in
+//! the engine; nothing here ranks or scores.
 
 mod browser;
-mod session;
+mod demo;
+mod engine;
+mod pool;
+mod protocol;
 mod storage;
+mod teaching;
+mod worker;
 
 use leptos::mount::mount_to_body;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::corpus::SourceFile;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever};
-use crate::store::CorpusSummary;
-use session::{Answer, Demo, IndexOutcome, Progress, SampleQuestion};
+use crate::store::{CorpusSummary, DocumentOutline};
+use demo::{Demo, SampleQuestion};
+use engine::Failure;
+use protocol::{Answer, FileBytes, IndexOutcome, IndexState, Progress, Step};
 
+/// The module's entry in every role: the page, the engine worker, or one of its embedding workers.
 pub fn start() {
+    match browser::worker_role().as_deref() {
+        Some(pool::ROLE) => return pool::serve_embedding(),
+        Some(engine::ROLE) => return worker::serve(),
+        Some(unknown) => return web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
+        None => {}
+    }
     console_error_panic_hook::set_once();
     mount_to_body(App);
 }
 
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
-    LoadingModel,
+    /// The engine worker is starting; its model's download comes as progress.
+    Starting,
     OpeningDemo,
-    Indexing(Progress),
+    /// A long step in the engine, as it last reported.
+    Working(Progress),
     Ready,
     Failed(String),
 }
@@ -31,9 +49,9 @@ enum Phase {
 impl Phase {
     fn key(&self) -> &'static str {
         match self {
-            Phase::LoadingModel => "loading-model",
+            Phase::Starting | Phase::Working(Progress { step: Step::LoadModel, .. }) => "loading-model",
             Phase::OpeningDemo => "opening-demo",
-            Phase::Indexing { .. } => "indexing",
+            Phase::Working(_) => "indexing",
             Phase::Ready => "ready",
             Phase::Failed(_) => "failed",
         }
@@ -41,23 +59,50 @@ impl Phase {
 
     fn message(&self) -> String {
         match self {
-            Phase::LoadingModel => "Loading the embedding model…".into(),
+            Phase::Starting => "Starting the engine…".into(),
             Phase::OpeningDemo => "Opening the demo index…".into(),
-            Phase::Indexing(Progress { done, total, rate }) => {
-                let pace = rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
-                    format!(" · {rate:.1} texts/s · about {:.0} s left", (total - done) as f64 / rate)
-                });
-                format!("Embedding {done} / {total} texts{pace}…")
-            }
+            Phase::Working(progress) => describe_progress(progress),
             Phase::Ready => "Ready.".into(),
             Phase::Failed(reason) => format!("Error: {reason}"),
         }
+    }
+
+    /// Steps the user can stop, with the index kept as it was.
+    fn cancellable(&self) -> bool {
+        matches!(self, Phase::Working(Progress { step: Step::Parse | Step::Embed, .. }))
+    }
+}
+
+/// `Embedding 40 / 320 texts · 12.5 texts/s · about 22 s left…`, and the like for each step.
+fn describe_progress(progress: &Progress) -> String {
+    let Progress { step, done, total, rate, current } = progress;
+    let remaining = |unit: &str, scale: f64| {
+        rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
+            format!(" · {:.1} {unit}/s · about {:.0} s left", rate / scale, total.saturating_sub(*done) as f64 / rate)
+        })
+    };
+    match step {
+        Step::LoadModel => format!(
+            "Loading the embedding model: {:.1} / {:.1} MB{}…",
+            *done as f64 / 1e6,
+            *total as f64 / 1e6,
+            remaining("MB", 1e6)
+        ),
+        Step::Parse => format!(
+            "Reading files: {done} / {total}{}{}…",
+            remaining("files", 1.0),
+            current.as_ref().map_or_else(String::new, |file| format!(" · {file}"))
+        ),
+        Step::Embed => format!("Embedding {done} / {total} texts{}…", remaining("texts", 1.0)),
+        Step::Build => "Building the knowledge graph, the chunk graph and the indexes…".into(),
     }
 }
 
 const DEFAULT_TOP_K: usize = 6;
 /// The name an exported index is offered under.
 const EXPORT_NAME: &str = "quire-index.quire";
+/// What the index saved in this browser is called in messages.
+const SAVED_INDEX: &str = "the index saved in this browser";
 const TOP_K_RANGE: (usize, usize) = (2, 12);
 /// What a first question runs: the fusion that measured best across the two benchmarks (docs/QUALITY.md).
 const DEFAULT_RETRIEVERS: [Retriever; 3] = [Retriever::Dense, Retriever::Bm25, Retriever::Join];
@@ -93,9 +138,26 @@ fn chosen_method(retrievers: &[Retriever], fusion: FusionChoice) -> Option<Metho
     }
 }
 
+/// Turns a file list from a picker or a drop into the engine's files, each known by its path inside a picked
+/// folder (or its name); a file the browser cannot read is reported in the second list.
+async fn read_picked(list: web_sys::FileList) -> (Vec<FileBytes>, Vec<String>) {
+    let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+    let mut paths: Vec<String> = picked.iter().map(browser::upload_path).collect();
+    crate::corpus::path::disambiguate(&mut paths);
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for (file, path) in picked.iter().zip(paths) {
+        match browser::read_file(file).await {
+            Ok(bytes) => files.push(FileBytes { path, bytes }),
+            Err(reason) => unreadable.push(reason),
+        }
+    }
+    (files, unreadable)
+}
+
 #[component]
 fn App() -> impl IntoView {
-    let phase = RwSignal::new(Phase::LoadingModel);
+    let phase = RwSignal::new(Phase::Starting);
     let summary = RwSignal::new(None::<CorpusSummary>);
     let last_outcome = RwSignal::new(None::<IndexOutcome>);
     let answer = RwSignal::new(None::<Answer>);
@@ -115,17 +177,19 @@ fn App() -> impl IntoView {
     let restored = RwSignal::new(false);
     let usage = RwSignal::new(None::<storage::Usage>);
     let documents = RwSignal::new(Vec::<(String, String)>::new());
-    let cancel_requested = RwSignal::new(false);
-    let refresh = move || {
-        summary.set(session::summary());
-        documents.set(session::documents());
+    // The document opened from a result, and the chunk it was opened at.
+    let outline = RwSignal::new(None::<(DocumentOutline, u32)>);
+    let show_state = move |state: IndexState| {
+        summary.set(Some(state.summary));
+        documents.set(state.documents);
     };
+    let on_progress = move |progress: Progress| phase.set(Phase::Working(progress));
 
     let persist = move || async move {
         saved.set(false);
-        let stored = match session::export_snapshot() {
+        let stored = match engine::export().await {
             Ok(bytes) => storage::save(&bytes).await,
-            Err(reason) => Err(reason),
+            Err(failure) => Err(failure.to_string()),
         };
         match stored {
             Ok(()) => saved.set(true),
@@ -134,54 +198,98 @@ fn App() -> impl IntoView {
         usage.set(storage::usage().await);
     };
 
-    let update_index = move |files: Vec<SourceFile>, removed: Vec<String>| async move {
-        cancel_requested.set(false);
-        let outcome = session::update(
-            files,
-            &removed,
-            move |progress| phase.set(Phase::Indexing(progress)),
-            move || cancel_requested.get_untracked(),
-        )
-        .await;
-        match outcome {
-            Ok(outcome) => {
-                let changed = !outcome.cancelled;
+    // A new engine with the index the page shows: the saved one if it is saved, else the demo shown.
+    let restart_engine = move || async move {
+        engine::start(on_progress).await?;
+        let saved_bytes = if saved.get_untracked() { storage::load().await? } else { None };
+        let state = match saved_bytes {
+            Some(bytes) => engine::open(SAVED_INDEX, bytes).await,
+            None => {
+                let chosen = demo.get_untracked();
+                engine::open(&chosen.snapshot_url(), chosen.fetch().await?.0).await
+            }
+        };
+        show_state(state.map_err(|failure| failure.to_string())?);
+        Ok::<(), String>(())
+    };
+
+    // What a failed request leaves: a refusal is reported; a crash restarts the engine with the index as it was.
+    let recover = move |failure: Failure| async move {
+        match failure {
+            Failure::Refused(reason) => notice.set(Some(reason)),
+            Failure::Crashed { message, .. } => {
+                notice.set(Some(format!("The engine stopped ({message}); it was restarted with the index as it was.")));
+                match restart_engine().await {
+                    Ok(()) => phase.set(Phase::Ready),
+                    Err(reason) => phase.set(Phase::Failed(reason)),
+                }
+            }
+        }
+    };
+
+    // A file whose parser crashes the engine is skipped with an error naming it; the engine restarts with
+    // the index as it was and the update goes on with the other files.
+    let update_index = move |files: Vec<FileBytes>, removed: Vec<String>| async move {
+        let mut files = files;
+        let mut crashed_on = Vec::new();
+        let result = loop {
+            match engine::update(files.clone(), removed.clone()).await {
+                Err(Failure::Crashed { message, parsing: Some(file) }) => {
+                    crashed_on.push(format!("{file}: the parser crashed on this file ({message}); it was skipped"));
+                    files.retain(|f| f.path != file);
+                    if let Err(reason) = restart_engine().await {
+                        break Err(Failure::Refused(reason));
+                    }
+                }
+                other => break other,
+            }
+        };
+        match result {
+            Ok((mut outcome, state)) => {
+                outcome.errors.splice(0..0, crashed_on);
                 last_outcome.set(Some(outcome));
                 phase.set(Phase::Ready);
-                if changed {
-                    refresh();
+                if let Some(state) = state {
+                    show_state(state);
                     persist().await;
                 }
             }
-            Err(reason) => phase.set(Phase::Failed(reason)),
+            Err(Failure::Refused(reason)) => phase.set(Phase::Failed(reason)),
+            Err(crash) => recover(crash).await,
         }
     };
-    let index_files = move |files: Vec<SourceFile>| update_index(files, Vec::new());
     let remove_document = move |source: String| spawn_local(update_index(Vec::new(), vec![source]));
 
     // A whole index replaced (a demo, the saved one, an imported file): what was shown of the old one goes.
     // `from_storage`: it is the index saved in this browser.
-    let show_new_index = move |questions: Vec<SampleQuestion>, from_storage: bool| {
-        refresh();
+    let show_new_index = move |state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool| {
+        show_state(state);
         samples.set(questions);
         last_outcome.set(None);
         answer.set(None);
+        outline.set(None);
         saved.set(from_storage);
         restored.set(from_storage);
     };
 
     let open_demo = move |chosen: Demo| async move {
         phase.set(Phase::OpeningDemo);
-        match session::open_demo(chosen).await {
-            Ok(questions) => {
+        let opened = match chosen.fetch().await {
+            Ok((snapshot, questions)) => {
+                engine::open(&chosen.snapshot_url(), snapshot).await.map(|state| (state, questions))
+            }
+            Err(reason) => Err(Failure::Refused(reason)),
+        };
+        match opened {
+            Ok((state, questions)) => {
                 demo.set(chosen);
                 if let Some(first) = questions.first() {
                     query_text.set(first.text.clone());
                 }
-                show_new_index(questions, false);
+                show_new_index(state, questions, false);
                 phase.set(Phase::Ready);
             }
-            Err(reason) => phase.set(Phase::Failed(reason)),
+            Err(failure) => phase.set(Phase::Failed(failure.to_string())),
         }
     };
 
@@ -189,19 +297,15 @@ fn App() -> impl IntoView {
     // left in place (a change replaces it, Forget removes it) and the demo opens.
     let restore_or_open_demo = move || async move {
         let restored_index = match storage::load().await {
-            Ok(Some(bytes)) => session::import_snapshot("the index saved in this browser", &bytes).map(|()| true).map_err(
-                |reason| {
-                    format!(
-                        "{reason}. Showing the demo instead; your next change replaces the saved index, or Forget removes it."
-                    )
-                },
-            ),
-            Ok(None) => Ok(false),
+            Ok(Some(bytes)) => engine::open(SAVED_INDEX, bytes).await.map(Some).map_err(|failure| {
+                format!("{failure}. Showing the demo instead; your next change replaces the saved index, or Forget removes it.")
+            }),
+            Ok(None) => Ok(None),
             Err(reason) => Err(format!("{reason}. Showing the demo instead.")),
         };
         match restored_index {
-            Ok(true) => {
-                show_new_index(Vec::new(), true);
+            Ok(Some(state)) => {
+                show_new_index(state, Vec::new(), true);
                 phase.set(Phase::Ready);
             }
             not_restored => {
@@ -213,19 +317,23 @@ fn App() -> impl IntoView {
     };
 
     spawn_local(async move {
-        if let Err(reason) = session::load_model().await {
+        if let Err(reason) = engine::start(on_progress).await {
             return phase.set(Phase::Failed(reason));
         }
         #[cfg(feature = "bench")]
         if browser::query_parameter("bench").as_deref() == Some("embed") {
-            let count = browser::query_parameter("count").and_then(|c| c.parse().ok()).unwrap_or(32);
-            match session::benchmark_embedding(count, 128) {
-                Ok(report) => bench.set(Some(report.to_string())),
-                Err(reason) => phase.set(Phase::Failed(reason)),
+            let number = |name: &str, default: usize| {
+                browser::query_parameter(name).and_then(|value| value.parse().ok()).unwrap_or(default)
+            };
+            match engine::benchmark(number("count", 32), 128, number("workers", 0)).await {
+                Ok(report) => bench.set(Some(report)),
+                Err(failure) => return phase.set(Phase::Failed(failure.to_string())),
             }
             return phase.set(Phase::Ready);
         }
         restore_or_open_demo().await;
+        // Only now: caching the build for offline use must not slow the first start.
+        browser::register_service_worker().await;
     });
 
     let run_query = move || {
@@ -234,34 +342,35 @@ fn App() -> impl IntoView {
             return;
         }
         let Some(method) = chosen_method(&retrievers.get_untracked(), fusion.get_untracked()) else {
-            return phase.set(Phase::Failed("choose at least one retriever".into()));
+            return notice.set(Some("Choose at least one retriever.".into()));
         };
-        match session::query(&text, &method, top_k.get_untracked()) {
-            Ok(result) => {
-                answer.set(Some(result));
-                answered.set(text);
+        let k = top_k.get_untracked();
+        spawn_local(async move {
+            match engine::query(&text, method.name(), k).await {
+                Ok(result) => {
+                    answer.set(Some(result));
+                    answered.set(text);
+                }
+                Err(failure) => recover(failure).await,
             }
-            Err(reason) => phase.set(Phase::Failed(reason)),
-        }
+        });
     };
 
-    // Picked files, a picked folder (each file known by its path inside it) or dropped files; a file the
-    // browser cannot read is reported and the others are indexed.
-    let add_picked = move |list: web_sys::FileList| {
-        let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+    let open_outline = move |source: String, chunk: u32| {
+        let question = Some(answered.get_untracked()).filter(|q| !q.is_empty());
         spawn_local(async move {
-            let mut paths: Vec<String> = picked.iter().map(browser::upload_path).collect();
-            crate::corpus::path::disambiguate(&mut paths);
-            let mut files = Vec::new();
-            let mut unreadable = Vec::new();
-            for (file, path) in picked.iter().zip(paths) {
-                match browser::read_file(file).await {
-                    Ok(bytes) => files.push(SourceFile::new(path, bytes)),
-                    Err(reason) => unreadable.push(reason),
-                }
+            match engine::outline(&source, question).await {
+                Ok(document) => outline.set(Some((document, chunk))),
+                Err(failure) => recover(failure).await,
             }
+        });
+    };
+
+    let add_picked = move |list: web_sys::FileList| {
+        spawn_local(async move {
+            let (files, unreadable) = read_picked(list).await;
             notice.set((!unreadable.is_empty()).then(|| unreadable.join("; ")));
-            index_files(files).await;
+            update_index(files, Vec::new()).await;
         });
     };
     let on_files = move |ev: leptos::ev::Event| {
@@ -286,13 +395,16 @@ fn App() -> impl IntoView {
         let Some(file) = input.files().and_then(|list| list.get(0)) else { return };
         spawn_local(async move {
             let imported = match browser::read_file(&file).await {
-                Ok(bytes) => session::import_snapshot(&file.name(), &bytes),
-                Err(reason) => Err(reason),
+                Ok(bytes) => engine::open(&file.name(), bytes).await,
+                Err(reason) => Err(Failure::Refused(reason)),
             };
-            notice.set(imported.clone().err());
-            if imported.is_ok() {
-                show_new_index(Vec::new(), false);
-                persist().await;
+            match imported {
+                Ok(state) => {
+                    notice.set(None);
+                    show_new_index(state, Vec::new(), false);
+                    persist().await;
+                }
+                Err(failure) => recover(failure).await,
             }
         });
     };
@@ -310,8 +422,13 @@ fn App() -> impl IntoView {
         })
     };
     let on_export = move |_| {
-        let exported = session::export_snapshot().and_then(|bytes| browser::download(EXPORT_NAME, &bytes));
-        notice.set(exported.err());
+        spawn_local(async move {
+            let exported = match engine::export().await {
+                Ok(bytes) => browser::download(EXPORT_NAME, &bytes),
+                Err(failure) => Err(failure.to_string()),
+            };
+            notice.set(exported.err());
+        })
     };
 
     view! {
@@ -322,9 +439,9 @@ fn App() -> impl IntoView {
         <main>
             <p id="status" role="status" data-state=move || phase.get().key()>
                 {move || phase.get().message()}
-                {move || matches!(phase.get(), Phase::Indexing(_)).then(|| view! {
+                {move || phase.get().cancellable().then(|| view! {
                     " "
-                    <button id="cancel" type="button" on:click=move |_| cancel_requested.set(true)>"Cancel"</button>
+                    <button id="cancel" type="button" on:click=move |_| engine::cancel()>"Cancel"</button>
                 })}
             </p>
             <section class="panel" aria-labelledby="corpus-heading">
@@ -368,8 +485,9 @@ fn App() -> impl IntoView {
                 </form>
                 <SampleQuestions samples=samples query_text=query_text run_query=run_query />
                 <MethodControls retrievers=retrievers fusion=fusion top_k=top_k />
-                <Results answer=answer answered=answered />
+                <Results answer=answer answered=answered open_outline=open_outline />
             </section>
+            <OutlineView outline=outline />
             <Stats summary=summary />
             {move || bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}
         </main>
@@ -455,25 +573,94 @@ fn MethodControls(
 }
 
 #[component]
-fn Results(answer: RwSignal<Option<Answer>>, answered: RwSignal<String>) -> impl IntoView {
+fn Results(
+    answer: RwSignal<Option<Answer>>,
+    answered: RwSignal<String>,
+    open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
     view! {
         <p class="timing">{move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}</p>
         <ol id="results" data-query=move || answered.get()>
-            {move || rows().into_iter().map(|row| view! {
-                <li class="result">
-                    <div class="label">{row.label}</div>
-                    <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
-                    <p class="text">{row.text}</p>
-                </li>
+            {move || rows().into_iter().map(|row| {
+                let (source, chunk) = (row.source.clone(), row.chunk);
+                view! {
+                    <li class="result">
+                        <button type="button" class="label" title="Open this document's outline at this chunk"
+                            on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
+                        <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
+                        <p class="text">{row.text}</p>
+                    </li>
+                }
             }).collect_view()}
         </ol>
         {move || answer.get().map(|a| view! {
+            <details id="teaching-view">
+                <summary>"Watch how these were found, step by step (teaching view)"</summary>
+                <teaching::TeachingView graph=a.graph />
+            </details>
             <details id="trace">
                 <summary>"How these were found (the retrieval trace)"</summary>
                 <pre>{a.trace.render()}</pre>
             </details>
         })}
+    }
+}
+
+/// A document's sections and chunks, opened at the chunk a result named, each chunk with a bar for its
+/// relevance to the question (its cosine with it, against the document's best).
+#[component]
+fn OutlineView(outline: RwSignal<Option<(DocumentOutline, u32)>>) -> impl IntoView {
+    // Bring the chunk the outline was opened at into view once it is drawn.
+    Effect::new(move || {
+        if outline.with(Option::is_some) {
+            request_animation_frame(|| {
+                let focused = document().query_selector("#outline .outline-chunk.focused").ok().flatten();
+                if let Some(element) = focused {
+                    element.scroll_into_view();
+                }
+            });
+        }
+    });
+    move || {
+        outline.get().map(|(document, focus)| {
+            let best = document.sections.iter().flat_map(|s| &s.chunks).filter_map(|c| c.relevance).fold(0.0_f32, f32::max);
+            let sections = document.sections.into_iter().map(|section| {
+                let depth = section.headings.len();
+                let heading = if section.headings.is_empty() { "(before the first heading)".to_string() } else { section.headings.join(" › ") };
+                let chunks = section.chunks.into_iter().map(|chunk| {
+                    let share = chunk.relevance.map_or(0.0, |r| if best > 0.0 { (r / best).clamp(0.0, 1.0) } else { 0.0 });
+                    let relevance = chunk.relevance.map(|r| format!("{r:.3}"));
+                    let relevance_value = relevance.clone().unwrap_or_default();
+                    let id = chunk.chunk;
+                    view! {
+                        <li class="outline-chunk" class:focused=id == focus data-chunk=id.to_string()
+                            data-relevance=relevance_value>
+                            <div class="chunk-head">
+                                <span class="relevance-bar" aria-hidden="true"><span style:width=format!("{:.0}%", share * 100.0)></span></span>
+                                <span class="label">{chunk.label}</span>
+                                {relevance.map(|r| view! { <span class="meta">{format!(" · relevance {r}")}</span> })}
+                            </div>
+                            <p class="text">{chunk.text}</p>
+                        </li>
+                    }
+                }).collect_view();
+                view! {
+                    <li class="outline-section" style:margin-left=format!("{}rem", depth.saturating_sub(1))>
+                        <div class="heading">{heading}</div>
+                        <ol>{chunks}</ol>
+                    </li>
+                }
+            }).collect_view();
+            view! {
+                <section class="panel" id="outline" aria-labelledby="outline-heading">
+                    <h2 id="outline-heading">{format!("Outline of {}", document.title)}</h2>
+                    <p class="meta">{document.source}" · bars: each chunk's relevance to the question, against the document's best"</p>
+                    <button type="button" id="close-outline" on:click=move |_| outline.set(None)>"Close the outline"</button>
+                    <ol class="outline-sections">{sections}</ol>
+                </section>
+            }
+        })
     }
 }
 

@@ -245,8 +245,13 @@ impl Corpus {
 
     /// Titles of the sections a chunk lies in, outermost first.
     fn section_titles(&self, chunk: ChunkId) -> Vec<&str> {
+        self.chunks[chunk as usize].section.map_or_else(Vec::new, |section| self.section_path(section))
+    }
+
+    /// Titles from the outermost section down to `section`, itself included.
+    pub fn section_path(&self, section: SectionId) -> Vec<&str> {
         let mut path = Vec::new();
-        let mut section = self.chunks[chunk as usize].section;
+        let mut section = Some(section);
         while let Some(id) = section {
             path.push(self.sections[id as usize].title.as_str());
             section = self.sections[id as usize].parent;

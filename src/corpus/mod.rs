@@ -125,15 +125,23 @@ pub struct IngestReport {
 pub fn ingest(files: &[SourceFile], settings: &CorpusSettings) -> IngestReport {
     let mut report = IngestReport::default();
     for file in files {
-        match parse_file(file, settings) {
-            Ok(parsed) => {
-                report.documents.extend(parsed.documents);
-                report.warnings.extend(parsed.warnings.into_iter().map(|w| (file.path.clone(), w)));
-            }
-            Err(error) => report.errors.push(error),
-        }
+        report.add(file, settings);
     }
     report
+}
+
+impl IngestReport {
+    /// Parses one more file into the report (the browser's engine worker goes file by file, to report
+    /// progress and to know which file a crash came from).
+    pub fn add(&mut self, file: &SourceFile, settings: &CorpusSettings) {
+        match parse_file(file, settings) {
+            Ok(parsed) => {
+                self.documents.extend(parsed.documents);
+                self.warnings.extend(parsed.warnings.into_iter().map(|w| (file.path.clone(), w)));
+            }
+            Err(error) => self.errors.push(error),
+        }
+    }
 }
 
 pub fn detect_format(path: &str, bytes: &[u8]) -> Result<Format, IngestFailure> {

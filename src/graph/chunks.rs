@@ -101,7 +101,7 @@ pub struct ChunkGraph {
 }
 
 /// How large a chunk graph is, for `quire stats` and the app.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChunkGraphStats {
     pub communities: usize,
     pub largest_community: usize,

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Corpus, EntityId, RelationTypeId, SectionId};
 
@@ -92,10 +92,10 @@ pub struct KnowledgeGraph {
     chunk_base: usize,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GraphStats {
-    pub nodes: BTreeMap<&'static str, usize>,
-    pub edges: BTreeMap<&'static str, usize>,
+    pub nodes: BTreeMap<String, usize>,
+    pub edges: BTreeMap<String, usize>,
     pub relation_types: usize,
 }
 
@@ -198,10 +198,10 @@ impl KnowledgeGraph {
                 NodeRef::Section(_) => "section",
                 NodeRef::Chunk(_) => "chunk",
             };
-            *stats.nodes.entry(kind).or_default() += 1;
+            *stats.nodes.entry(kind.to_string()).or_default() += 1;
         }
         for edge in self.graph.edge_weights() {
-            *stats.edges.entry(edge.label()).or_default() += 1;
+            *stats.edges.entry(edge.label().to_string()).or_default() += 1;
         }
         stats
     }

@@ -17,7 +17,7 @@ use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
-pub use workspace::{ChunkView, UpdateError, plan_index, plan_update};
+pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, plan_index, plan_update};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IndexSettings {
@@ -99,7 +99,7 @@ pub struct NodeRows {
 }
 
 /// Counts that describe an indexed corpus, as the CLI and the app show them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CorpusSummary {
     pub documents: usize,
     pub sections: usize,
@@ -237,7 +237,21 @@ impl IndexBuilder {
         let end = (self.embedded + max_texts).min(self.pending.len());
         let batch: Vec<&str> = self.pending[self.embedded..end].iter().map(String::as_str).collect();
         let vectors = embedder.embed(&batch)?;
-        for (text, vector) in batch.iter().zip(vectors) {
+        self.accept_next(vectors)
+    }
+
+    /// Takes the vectors of the next pending texts, in order, embedded elsewhere (the browser's embedding
+    /// workers); returns how many it took. More vectors than pending texts are an error, and none is taken.
+    pub fn accept_next(&mut self, vectors: Vec<Vec<f32>>) -> Result<usize, EmbedError> {
+        let end = self.embedded + vectors.len();
+        if end > self.pending.len() {
+            return Err(EmbedError::Inference(format!(
+                "{} vectors for {} pending texts",
+                vectors.len(),
+                self.pending.len() - self.embedded
+            )));
+        }
+        for (text, vector) in self.pending[self.embedded..end].iter().zip(vectors) {
             self.store.push(text_key(text), &vector)?;
         }
         let done = end - self.embedded;

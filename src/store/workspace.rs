@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Document, TokenCounter};
 use crate::embed::ModelIdentity;
@@ -99,5 +99,60 @@ impl IndexedCorpus {
             page: record.page,
             text: corpus.chunk_text(chunk).to_string(),
         }
+    }
+}
+
+/// A document as its reader sees it: its sections in document order (the lead before the first heading
+/// first, with no headings), each with its own chunks and, when a query is given, their relevance to it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DocumentOutline {
+    pub source: String,
+    pub title: String,
+    pub sections: Vec<OutlineSection>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutlineSection {
+    /// The headings from the top of the document down to this section; empty for the lead.
+    pub headings: Vec<String>,
+    pub chunks: Vec<OutlineChunk>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutlineChunk {
+    pub chunk: ChunkId,
+    pub label: String,
+    pub text: String,
+    /// Cosine similarity of the chunk's vector (context line and text) with the query's.
+    pub relevance: Option<f32>,
+}
+
+impl IndexedCorpus {
+    /// The outline of the document whose source is `source`, or `None` when no document has it. With
+    /// `query`, a query vector, each chunk carries its cosine with it: what dense search saw of it.
+    pub fn outline(&self, source: &str, query: Option<&[f32]>) -> Option<DocumentOutline> {
+        let corpus = &self.corpus;
+        let document = corpus.documents.iter().position(|d| d.source == source)? as u32;
+        let chunk = |id: usize| OutlineChunk {
+            chunk: id as ChunkId,
+            label: corpus.chunk_label(id as ChunkId),
+            text: corpus.chunk_text(id as ChunkId).to_string(),
+            relevance: query.map(|q| self.embeddings.vectors().dot(q, self.rows.chunks[id])),
+        };
+        let in_document: Vec<usize> =
+            (0..corpus.chunks.len()).filter(|&id| corpus.chunks[id].document == document).collect();
+        let chunks_of = |section: Option<u32>| -> Vec<OutlineChunk> {
+            in_document.iter().filter(|&&id| corpus.chunks[id].section == section).map(|&id| chunk(id)).collect()
+        };
+        let lead = OutlineSection { headings: Vec::new(), chunks: chunks_of(None) };
+        let sections = (0..corpus.sections.len()).filter(|&id| corpus.sections[id].document == document).map(|id| {
+            OutlineSection {
+                headings: corpus.section_path(id as u32).into_iter().map(str::to_string).collect(),
+                chunks: chunks_of(Some(id as u32)),
+            }
+        });
+        let sections = std::iter::once(lead).filter(|lead| !lead.chunks.is_empty()).chain(sections).collect();
+        let record = &corpus.documents[document as usize];
+        Some(DocumentOutline { source: record.source.clone(), title: record.title.clone(), sections })
     }
 }

@@ -3,11 +3,11 @@
 // all inside headless Chromium.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveDist, launchBrowser, watchErrors } from "./harness.mjs";
+import { DIST, serveDist, launchBrowser, watchErrors } from "./harness.mjs";
 
 /// The native CLI the test command built (it also built the demo indexes the app opens).
 const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
@@ -322,4 +322,177 @@ test("a whole folder is added by its picker, and dropped files like picked ones"
   assert.match(results[0].label, /^Pluto › /);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("indexing runs off the page's thread: the page stays responsive, and every step reports its progress", async () => {
+  const page = await browser.context.newPage();
+  await page.goto(`${server.url}snapshots/planets-questions.json`);
+  await page.evaluate(forgetSavedIndex);
+  // Every status line from the first moment on, to see each step report itself.
+  await page.addInitScript(() => {
+    window.statusLines = [];
+    new MutationObserver(() => {
+      const line = document.querySelector("#status")?.textContent;
+      if (line && line !== window.statusLines.at(-1)) window.statusLines.push(line);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const errors = watchErrors(page);
+  await page.goto(server.url);
+  await waitReady(page);
+  const files = Array.from({ length: 60 }, (_, i) => ({
+    name: `survey-${i}.md`,
+    mimeType: "text/markdown",
+    buffer: Buffer.from(`# Survey ${i}\n\n${[0, 1, 2, 3].map((j) => `Leg ${j} of survey ${i} crossed ridge ${1000 + i * 5 + j} where the team counted ${j + 3} marmots.`).join("\n\n")}\n`),
+  }));
+  await page.setInputFiles("#files", files);
+  await page.waitForFunction(() => /^Embedding \d+ \/ \d+ texts · /.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
+  // While the engine embeds, the page's own event loop keeps turning and typing lands at once.
+  const longestStall = await page.evaluate(() => new Promise((done) => {
+    let last = performance.now(), longest = 0;
+    const started = last;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      if (now - started < 1500) setTimeout(tick, 0); else done(longest);
+    };
+    setTimeout(tick, 0);
+  }));
+  assert.ok(longestStall < 400, `the page stalled for ${longestStall.toFixed(0)} ms while indexing`);
+  await page.fill("#query", "marmots on the ridge");
+  assert.equal(await page.inputValue("#query"), "marmots on the ridge");
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("66 documents"), null, { timeout: 300_000 });
+  const lines = await page.evaluate(() => window.statusLines);
+  for (const step of [/^Loading the embedding model: [\d.]+ \/ [\d.]+ MB/, /^Reading files: \d+ \/ 60/, /^Embedding \d+ \/ \d+ texts · [\d.]+ texts\/s · about \d+ s left/, /^Building the knowledge graph/]) {
+    assert.ok(lines.some((line) => step.test(line)), `${step} never shown in ${JSON.stringify(lines)}`);
+  }
+  const results = await search(page, "How many marmots were counted on ridge 1042?");
+  assert.match(results[0].label, /^Survey 8 › /);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a PDF that crashes the parser is skipped with an error naming it; the other files and the index are kept", async () => {
+  const { page, errors } = await openApp();
+  await upload(page, [
+    { name: "report.pdf", mimeType: "application/pdf", buffer: await readFile(join(import.meta.dirname, "../fixtures/pdf-extract-panics.pdf")) },
+    { name: "neptune.md", mimeType: "text/markdown", buffer: Buffer.from("# Neptune\n\nNeptune has the fastest winds in the solar system.\n") },
+  ], 7);
+  const problems = await page.$$eval("#ingest-problems li", (items) => items.map((li) => li.textContent));
+  assert.ok(problems.some((p) => /^report\.pdf: the parser crashed on this file \(.+\); it was skipped$/.test(p)), JSON.stringify(problems));
+  const results = await search(page, "Where are the fastest winds?");
+  assert.match(results[0].label, /^Neptune › /);
+  assert.ok((await search(page, "Who was the first person to walk on the Moon?")).some((r) => r.meta.startsWith("demo/")));
+  // The engine's panic reaches the console; nothing else may.
+  assert.deepEqual(errors.filter((e) => !/panicked|unreachable|unexpected encoding/.test(e)), []);
+  await page.close();
+});
+
+test("a result opens its document's outline at that chunk, with each chunk's relevance to the question", async () => {
+  const { page, errors } = await openApp();
+  const results = await search(page, "Who was the first person to walk on the Moon?");
+  await page.click("#results .result:first-child .label");
+  await page.waitForSelector("#outline .outline-chunk.focused");
+  const title = results[0].label.split(" › ")[0];
+  assert.equal(await page.textContent("#outline-heading"), `Outline of ${title}`);
+  assert.equal(await page.textContent("#outline .outline-chunk.focused .label"), results[0].label);
+  const chunks = await page.$$eval("#outline .outline-chunk", (items) => items.map((li) => ({
+    label: li.querySelector(".label").textContent, relevance: Number(li.dataset.relevance),
+  })));
+  assert.ok(chunks.length > 1 && chunks.every((c) => c.label.startsWith(`${title} › `) && c.relevance >= -1 && c.relevance <= 1), JSON.stringify(chunks));
+  // The outline is the document in reading order; its sections are listed with their headings.
+  const headings = await page.$$eval("#outline .outline-section > .heading", (items) => items.map((h) => h.textContent));
+  assert.ok(headings.length >= 2, JSON.stringify(headings));
+  await page.click("#close-outline");
+  assert.equal(await page.$("#outline"), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the teaching view steps through the retrieval as a graph in seed 000's colours, with pan, zoom and select", async () => {
+  const { page, errors } = await openApp();
+  await search(page, "Who commanded the mission that landed Eagle?");
+  await page.click("#teaching-view summary");
+  await page.waitForSelector("#trace-graph .node");
+  const visible = () => page.$$eval("#trace-graph .node:not(.hidden)", (nodes) => nodes.length);
+  const total = await page.$$eval("#trace-graph .node", (nodes) => nodes.length);
+  assert.equal(await visible(), total, "the whole answer shows first");
+  assert.match(await page.textContent("#stage"), /^6 \/ 6: final context$/);
+
+  for (let i = 0; i < 5; i++) await page.click("#step-back");
+  assert.match(await page.textContent("#stage"), /^1 \/ 6: the question$/);
+  assert.equal(await visible(), 1, "only the question at the first step");
+  const counts = [1];
+  for (let i = 0; i < 5; i++) {
+    await page.click("#step-forward");
+    counts.push(await visible());
+  }
+  assert.ok(counts.every((n, i) => i === 0 || n >= counts[i - 1]) && counts[5] === total, JSON.stringify(counts));
+  assert.ok(counts[1] > 1, `the seeds add nodes: ${JSON.stringify(counts)}`);
+
+  // Seed 000's colours: chunks green, sections blue, entities red.
+  const fill = (kind) => page.$eval(`#trace-graph .node.${kind} circle`, (c) => getComputedStyle(c).fill).catch(() => null);
+  assert.equal(await fill("chunk"), "rgb(47, 138, 74)");
+  const entity = await fill("entity");
+  assert.ok(entity === null || entity === "rgb(181, 58, 47)", entity);
+
+  // Play runs from the question to the final context by itself.
+  await page.click("#play");
+  await page.waitForFunction(() => document.querySelector("#stage")?.dataset.stage === "0");
+  await page.waitForFunction(() => document.querySelector("#stage")?.dataset.stage === "5", null, { timeout: 20_000 });
+
+  // Select, zoom and pan.
+  await page.click("#trace-graph .node.chunk >> nth=0", { force: true });
+  assert.match(await page.textContent("#selected-node"), /^chunk: .+ › #\d+ · /);
+  const viewBox = () => page.getAttribute("#trace-graph", "viewBox");
+  const before = await viewBox();
+  await page.click("#zoom-in");
+  const zoomed = await viewBox();
+  assert.notEqual(zoomed, before);
+  const box = await page.locator("#trace-graph").boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + 20);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 120, box.y + 60, { steps: 4 });
+  await page.mouse.up();
+  assert.notEqual(await viewBox(), zoomed);
+  const shot = await page.locator("#trace-graph").screenshot();
+  assert.ok(shot.length > 8000, `the drawing looks blank (${shot.length} bytes of PNG)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("any static server serves the build, and after a first visit the app opens and answers offline", async () => {
+  // Python's own static server, not the test harness: the build needs nothing of the server.
+  const server = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", DIST]);
+  try {
+    const port = await new Promise((found, failed) => {
+      server.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
+      server.on("exit", () => failed(new Error("python3 -m http.server stopped")));
+    });
+    const url = `http://127.0.0.1:${port}/`;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(url);
+    await waitReady(page);
+    // The service worker takes the page over once it has cached the build.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
+    const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
+    assert.equal(manifest.short_name, "Quire");
+    assert.equal(manifest.display, "standalone");
+
+    await browser.context.setOffline(true);
+    server.kill();
+    await page.reload();
+    await waitReady(page);
+    const results = await search(page, "Who was the first person to walk on the Moon?");
+    assert.ok(results.slice(0, 3).some((r) => r.text.includes("Neil Armstrong became the first person")), JSON.stringify(results));
+    await page.click('button[data-demo="multihop"]');
+    await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+    // Offline, the service worker cannot be fetched again; the browser reports that, and nothing else may fail.
+    assert.deepEqual(errors.filter((e) => !/sw\.js|ServiceWorker|ERR_INTERNET_DISCONNECTED/.test(e)), []);
+    await page.close();
+  } finally {
+    await browser.context.setOffline(false);
+    server.kill();
+  }
 });

@@ -1,15 +1,17 @@
 // Embedding throughput of the wasm build in headless Chromium. The measuring mode is not in the product:
 // build it first with the `bench` feature into its own folder, then run
-//   trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count]
+//   trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count] [workers]
+// `workers` 0 (the default) embeds in the engine worker alone; N > 0 through a pool of N embedding workers.
 import { resolve } from "node:path";
 import { serveDist, launchBrowser } from "./harness.mjs";
 
 const count = Number(process.argv[2] ?? 32);
+const workers = Number(process.argv[3] ?? 0);
 const server = await serveDist(resolve(import.meta.dirname, "../../dist-bench"));
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
-  await page.goto(`${server.url}?bench=embed&count=${count}`);
+  await page.goto(`${server.url}?bench=embed&count=${count}&workers=${workers}`);
   await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 600_000 });
   const result = await page.$("#bench-result");
   if (!result) throw new Error(await page.textContent("#status"));

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Trunk's post-build hook: finishes the build in TRUNK_STAGING_DIR (or the folder given).
+
+1. The Content-Security-Policy: the page may run only its own scripts (the one inline loader Trunk writes is
+   allowed by its sha256) and its own wasm, and may connect only to its own origin. It is a <meta> element, the
+   first in <head>, so that it holds for a build served by any static server.
+2. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
+   new service worker (browsers compare the script's bytes) that caches the new files.
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {inline}; style-src 'self'; "
+    "img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'none'"
+)
+SERVICE_WORKER = "sw.js"
+
+
+def add_policy(index: Path) -> None:
+    html = index.read_text(encoding="utf-8")
+    if "Content-Security-Policy" in html:
+        return
+    inline = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", html, flags=re.S)
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(body.encode('utf-8')).digest()).decode()}'" for body in inline
+    )
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY.format(inline=hashes)}" />'
+    html, count = re.subn(r"<head>", "<head>\n  " + meta, html, count=1)
+    if count != 1:
+        sys.exit(f"finish_build: no <head> in {index}")
+    index.write_text(html, encoding="utf-8")
+
+
+def write_service_worker(staging: Path) -> None:
+    files = sorted(
+        path.relative_to(staging).as_posix()
+        for path in staging.rglob("*")
+        if path.is_file() and path.name != SERVICE_WORKER
+    )
+    version = hashlib.sha256()
+    for name in files:
+        version.update(name.encode() + b"\0" + hashlib.sha256((staging / name).read_bytes()).digest())
+    template = (Path(__file__).resolve().parent.parent / "www" / SERVICE_WORKER).read_text(encoding="utf-8")
+    worker = template.replace('"__QUIRE_BUILD_VERSION__"', json.dumps(version.hexdigest()[:16])).replace(
+        "__QUIRE_BUILD_FILES__", json.dumps(files)
+    )
+    (staging / SERVICE_WORKER).write_text(worker, encoding="utf-8")
+
+
+def main() -> None:
+    staging = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+    add_policy(staging / "index.html")
+    write_service_worker(staging)
+    print(f"finish_build: Content-Security-Policy and service worker written in {staging}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+//! The page's handle on the engine worker (`worker.rs`): starts it, sends requests and awaits their replies,
+//! passes its progress on, and notices when it crashes (a panic aborts a wasm module), so that the page can
+//! start a new one with the index as it was.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futures_channel::oneshot;
+use wasm_bindgen::prelude::*;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+use crate::store::DocumentOutline;
+
+use super::browser::describe;
+use super::protocol::{
+    Answer, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply, Request, Step, ToEngine,
+    from_js, to_js,
+};
+
+/// The role `main` takes in the engine worker.
+pub const ROLE: &str = "engine";
+
+/// Why a request got no answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// The engine refused or failed the request; it runs on, its index as it was.
+    Refused(String),
+    /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
+    Crashed { message: String, parsing: Option<String> },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Refused(reason) => f.write_str(reason),
+            Failure::Crashed { message, .. } => write!(f, "the engine stopped: {message}"),
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::Refused(reason)
+    }
+}
+
+type Waiting = oneshot::Sender<Result<Reply, Failure>>;
+
+struct Connection {
+    worker: Worker,
+    /// Told once the model is loaded, or why it could not be.
+    starting: Option<oneshot::Sender<Result<(), Failure>>>,
+    waiting: HashMap<u32, Waiting>,
+    next_id: u32,
+    /// What the engine last said it was doing: the file it was parsing when it crashed is the one to blame.
+    last_progress: Option<Progress>,
+    on_progress: Rc<dyn Fn(Progress)>,
+    listeners: Listeners,
+}
+
+thread_local! {
+    static CONNECTION: RefCell<Option<Connection>> = const { RefCell::new(None) };
+}
+
+/// Starts an engine worker (ending any running one) and waits until its model is loaded; `on_progress`
+/// hears about the model's download and every later long step.
+pub async fn start(on_progress: impl Fn(Progress) + 'static) -> Result<(), String> {
+    stop();
+    let worker = super::browser::start_worker(ROLE)?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| match from_js(&event) {
+        Ok(message) => receive(message),
+        Err(reason) => crash(reason),
+    });
+    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(|event: ErrorEvent| {
+        event.prevent_default();
+        crash(event.message());
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let (sender, started) = oneshot::channel();
+    CONNECTION.with(|connection| {
+        *connection.borrow_mut() = Some(Connection {
+            worker,
+            starting: Some(sender),
+            waiting: HashMap::new(),
+            next_id: 0,
+            last_progress: None,
+            on_progress: Rc::new(on_progress),
+            listeners: (on_message, on_error),
+        })
+    });
+    match started.await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(failure)) => Err(failure.to_string()),
+        Err(_) => Err("the engine stopped while starting".into()),
+    }
+}
+
+/// Ends the engine worker, if one runs; whatever waits on it is told it crashed.
+fn stop() {
+    crash("the engine was restarted".into());
+}
+
+fn receive(message: FromEngine) {
+    match message {
+        FromEngine::Started(started) => {
+            let starting = CONNECTION.with(|c| c.borrow_mut().as_mut().and_then(|c| c.starting.take()));
+            if let Some(starting) = starting {
+                let _ = starting.send(started.map_err(Failure::Refused));
+            }
+        }
+        FromEngine::Reply { id, reply } => answer(id, reply),
+        FromEngine::Progress(progress) => {
+            let tell = CONNECTION.with(|connection| {
+                connection.borrow_mut().as_mut().map(|c| {
+                    c.last_progress = Some(progress.clone());
+                    c.on_progress.clone()
+                })
+            });
+            // Told with the connection released: whatever the page does on progress may call the engine.
+            if let Some(tell) = tell {
+                tell(progress);
+            }
+        }
+        FromEngine::Crashed(message) => crash(message),
+    }
+}
+
+fn answer(id: u32, reply: Result<Reply, String>) {
+    let waiting = CONNECTION.with(|c| c.borrow_mut().as_mut().and_then(|c| c.waiting.remove(&id)));
+    if let Some(waiting) = waiting {
+        let _ = waiting.send(reply.map_err(Failure::Refused));
+    }
+}
+
+/// The engine is gone: end its worker, and tell everything that waited on it which file it was parsing.
+fn crash(message: String) {
+    let Some(connection) = CONNECTION.with(|c| c.borrow_mut().take()) else { return };
+    connection.worker.set_onmessage(None);
+    connection.worker.set_onerror(None);
+    connection.worker.terminate();
+    // This may run inside one of the listeners: they are dropped once it has returned.
+    let listeners = connection.listeners;
+    wasm_bindgen_futures::spawn_local(async move { drop(listeners) });
+    let parsing = connection.last_progress.filter(|p| p.step == Step::Parse).and_then(|p| p.current);
+    if let Some(starting) = connection.starting {
+        let _ = starting.send(Err(Failure::Crashed { message: message.clone(), parsing: None }));
+    }
+    for (_, waiting) in connection.waiting {
+        let _ = waiting.send(Err(Failure::Crashed { message: message.clone(), parsing: parsing.clone() }));
+    }
+}
+
+async fn call(request: Request) -> Result<Reply, Failure> {
+    let (sender, reply) = oneshot::channel();
+    CONNECTION.with(|connection| {
+        let mut connection = connection.borrow_mut();
+        let connection = connection.as_mut().ok_or_else(|| "the engine is not running".to_string())?;
+        let id = connection.next_id;
+        connection.next_id += 1;
+        let (bytes, transfer) = to_js(&ToEngine::Call { id, request });
+        connection.worker.post_message_with_transfer(&bytes, &transfer).map_err(describe)?;
+        connection.waiting.insert(id, sender);
+        Ok::<_, String>(())
+    })?;
+    reply.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }))
+}
+
+/// The reply `pick` expects of `request`.
+async fn call_for<T>(request: Request, pick: impl FnOnce(Reply) -> Option<T>) -> Result<T, Failure> {
+    pick(call(request).await?).ok_or_else(|| Failure::Refused("the engine answered another request".into()))
+}
+
+/// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
+pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
+    call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
+        Reply::Opened(state) => Some(state),
+        _ => None,
+    })
+    .await
+}
+
+/// Adds `files` and removes `removed`; the state is `None` when the index did not change.
+pub async fn update(
+    files: Vec<FileBytes>,
+    removed: Vec<String>,
+) -> Result<(IndexOutcome, Option<IndexState>), Failure> {
+    call_for(Request::Update { files, removed }, |reply| match reply {
+        Reply::Updated { outcome, state } => Some((outcome, state)),
+        _ => None,
+    })
+    .await
+}
+
+/// Stops the running update at its next step.
+pub fn cancel() {
+    CONNECTION.with(|connection| {
+        if let Some(connection) = connection.borrow().as_ref() {
+            let (bytes, transfer) = to_js(&ToEngine::Cancel);
+            let _ = connection.worker.post_message_with_transfer(&bytes, &transfer);
+        }
+    });
+}
+
+pub async fn query(text: &str, method: String, k: usize) -> Result<Answer, Failure> {
+    call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
+        Reply::Answer(answer) => Some(answer),
+        _ => None,
+    })
+    .await
+}
+
+/// The index as a `.quire` file, the same format the CLI reads.
+pub async fn export() -> Result<Vec<u8>, Failure> {
+    call_for(Request::Export, |reply| match reply {
+        Reply::Snapshot(bytes) => Some(bytes),
+        _ => None,
+    })
+    .await
+}
+
+pub async fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, Failure> {
+    call_for(Request::Outline { source: source.into(), query }, |reply| match reply {
+        Reply::Outline(outline) => Some(outline),
+        _ => None,
+    })
+    .await
+}
+
+#[cfg(feature = "bench")]
+pub async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String, Failure> {
+    call_for(Request::Benchmark { count, tokens, workers }, |reply| match reply {
+        Reply::Benchmark(report) => Some(report),
+        _ => None,
+    })
+    .await
+}

@@ -1,0 +1,186 @@
+//! What the page and the engine worker say to each other, and the engine worker to its embedding workers.
+//! Messages are MessagePack-encoded (`rmp-serde`: self-describing, so the trace's internally tagged steps
+//! round-trip, which postcard cannot do) and posted as transferred byte buffers: one copy into the buffer,
+//! none across the thread boundary, and the types stay the engine's own instead of a hand-kept JavaScript
+//! mirror. Byte payloads go as MessagePack binaries (`serde_bytes`), not as arrays of numbers.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::retrieve::Trace;
+use crate::retrieve::trace::TraceGraph;
+use crate::store::{CorpusSummary, DocumentOutline};
+
+/// The page to the engine worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ToEngine {
+    /// A request whose [`FromEngine::Reply`] carries the same `id`.
+    Call { id: u32, request: Request },
+    /// Stop the running update at its next step; the index stays as it was.
+    Cancel,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// Replace the index with a `.quire` snapshot's; `name` says where it came from in an error.
+    Open {
+        name: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
+    /// Parse `files` into the corpus, replacing same-named documents, and remove `removed`.
+    Update { files: Vec<FileBytes>, removed: Vec<String> },
+    /// The `k` best chunks for `text` by the method named `method` (`Method::parse`'s names).
+    Query { text: String, method: String, k: usize },
+    /// The whole index as a `.quire` file.
+    Export,
+    /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
+    Outline { source: String, query: Option<String> },
+    /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
+    /// (0: the engine worker alone).
+    #[cfg(feature = "bench")]
+    Benchmark { count: usize, tokens: usize, workers: usize },
+}
+
+/// A file the user added, known by its path (inside a picked folder) or its name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileBytes {
+    pub path: String,
+    #[serde(with = "serde_bytes")]
+    pub bytes: Vec<u8>,
+}
+
+/// The engine worker to the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromEngine {
+    /// The model is loaded (or could not be): requests are served from now on.
+    Started(Result<(), String>),
+    Progress(Progress),
+    Reply {
+        id: u32,
+        reply: Result<Reply, String>,
+    },
+    /// The engine panicked; the worker is lost and its index with it.
+    Crashed(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reply {
+    Opened(IndexState),
+    /// `state` is `None` when nothing changed (a cancel, or nothing to index).
+    Updated {
+        outcome: IndexOutcome,
+        state: Option<IndexState>,
+    },
+    Answer(Answer),
+    Snapshot(#[serde(with = "serde_bytes")] Vec<u8>),
+    Outline(DocumentOutline),
+    #[cfg(feature = "bench")]
+    Benchmark(String),
+}
+
+/// What the page shows of an index.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IndexState {
+    pub summary: CorpusSummary,
+    /// Every document as (source, title), in index order.
+    pub documents: Vec<(String, String)>,
+}
+
+/// The long steps of the engine's work, each reported with its own unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Step {
+    /// Bytes of the model and tokenizer fetched.
+    LoadModel,
+    /// Files parsed.
+    Parse,
+    /// Distinct texts embedded.
+    Embed,
+    /// The knowledge graph, the chunk graph and the indexes; no count.
+    Build,
+}
+
+/// How far a step has come.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub step: Step,
+    pub done: usize,
+    pub total: usize,
+    /// Units per second; `None` until there is a rate to tell.
+    pub rate: Option<f64>,
+    /// The file being parsed: if the parser crashes, this is the file to blame.
+    pub current: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IndexOutcome {
+    /// Stopped by the user before the new index was complete; the index is as it was.
+    pub cancelled: bool,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub embedded: usize,
+    pub reused: usize,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultRow {
+    pub label: String,
+    pub source: String,
+    pub chunk: u32,
+    pub score: f32,
+    /// Where each retriever ranked this chunk (`dense #2 · join –`).
+    pub ranks: String,
+    pub text: String,
+}
+
+/// One answered question: the method's top chunks, with provenance, and the trace of how it found them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub rows: Vec<ResultRow>,
+    pub trace: Trace,
+    /// The trace as a graph, for the teaching view.
+    pub graph: TraceGraph,
+    pub milliseconds: f64,
+}
+
+/// The engine worker to an embedding worker: embed these texts, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EmbedJob {
+    pub id: u32,
+    pub texts: Vec<String>,
+}
+
+/// An embedding worker's answer: one vector per text of job `id`, or why not. `Ready` comes first, once the
+/// worker's model is loaded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromEmbedder {
+    Ready(Result<(), String>),
+    Done { id: u32, vectors: Result<Vec<Vec<f32>>, String> },
+}
+
+pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    // Writing into a Vec cannot fail, and every type here serialises (structs as maps, for the tagged steps).
+    rmp_serde::to_vec_named(message).unwrap_or_default()
+}
+
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    rmp_serde::from_slice(bytes).map_err(|e| format!("a message between the page and the engine is damaged: {e}"))
+}
+
+/// A worker's message and error listeners, kept alive as long as the worker is used.
+pub type Listeners = (
+    wasm_bindgen::closure::Closure<dyn FnMut(web_sys::MessageEvent)>,
+    wasm_bindgen::closure::Closure<dyn FnMut(web_sys::ErrorEvent)>,
+);
+
+/// `message` as a byte array for `postMessage`, with the transfer list that moves (not copies) its buffer.
+pub fn to_js<T: Serialize>(message: &T) -> (js_sys::Uint8Array, js_sys::Array) {
+    let bytes = js_sys::Uint8Array::from(encode(message).as_slice());
+    let transfer = js_sys::Array::of1(&bytes.buffer());
+    (bytes, transfer)
+}
+
+pub fn from_js<T: DeserializeOwned>(event: &web_sys::MessageEvent) -> Result<T, String> {
+    decode(&js_sys::Uint8Array::new(&event.data()).to_vec())
+}

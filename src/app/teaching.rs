@@ -1,0 +1,294 @@
+//! The teaching view: a query's trace drawn as a graph in seed 000's colours (chunks green, sections and
+//! positional edges blue, entities and semantic edges red) and stepped through, stage by stage: the question,
+//! each retriever's seeds, its expansions, its results, the fusion, the final context. Play, pause and step;
+//! drag to pan, wheel or the buttons to zoom, click a node to see what it is. One lane per retriever.
+//!
+//! Only layout and drawing live here: the graph itself is the engine's (`Trace::graph`).
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use crate::retrieve::trace::{EdgeKind, GraphNode, NodeKind, Stage, TraceGraph};
+
+const COLUMN_WIDTH: f64 = 250.0;
+const ROW_HEIGHT: f64 = 28.0;
+const LANE_GAP: f64 = 24.0;
+const MARGIN: f64 = 30.0;
+/// Characters of a node's label drawn beside it; the whole label shows when the node is selected.
+const LABEL_CHARS: usize = 28;
+const PLAY_STEP: Duration = Duration::from_millis(1200);
+
+/// Where each node is drawn, and the drawing's size.
+struct Layout {
+    positions: Vec<(f64, f64)>,
+    /// Each lane's name and the y of its band's top.
+    lanes: Vec<(String, f64)>,
+    width: f64,
+    height: f64,
+}
+
+fn column(stage: Stage) -> f64 {
+    MARGIN + Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0) as f64 * COLUMN_WIDTH
+}
+
+/// Lanes are bands stacked top to bottom, as tall as their fullest stage; the question sits in the middle of
+/// the first column, the fusion and the final context are centred in theirs.
+fn lay_out(graph: &TraceGraph) -> Layout {
+    let rows_in =
+        |lane: usize, stage: Stage| graph.nodes.iter().filter(|n| n.lane == Some(lane) && n.stage == stage).count();
+    let mut lanes = Vec::new();
+    let mut top = MARGIN;
+    for (lane, name) in graph.lanes.iter().enumerate() {
+        lanes.push((name.clone(), top));
+        let rows =
+            [Stage::Seeds, Stage::Expansions, Stage::Results].iter().map(|&s| rows_in(lane, s)).max().unwrap_or(0);
+        top += rows.max(1) as f64 * ROW_HEIGHT + LANE_GAP;
+    }
+    let shared_rows = |stage: Stage| graph.nodes.iter().filter(|n| n.lane.is_none() && n.stage == stage).count();
+    let height = top.max(
+        MARGIN * 2.0
+            + [Stage::Fusion, Stage::Context].map(shared_rows).into_iter().max().unwrap_or(1) as f64 * ROW_HEIGHT,
+    );
+    let mut next_row = std::collections::HashMap::new();
+    let positions = graph
+        .nodes
+        .iter()
+        .map(|node| {
+            let row = next_row.entry((node.lane, node.stage)).or_insert(0usize);
+            let y = match node.lane {
+                Some(lane) => lanes[lane].1 + ROW_HEIGHT / 2.0 + *row as f64 * ROW_HEIGHT,
+                None => {
+                    let count = shared_rows(node.stage) as f64;
+                    height / 2.0 + (*row as f64 - (count - 1.0) / 2.0) * ROW_HEIGHT
+                }
+            };
+            *row += 1;
+            (column(node.stage), y)
+        })
+        .collect();
+    Layout { positions, lanes, width: column(Stage::Context) + COLUMN_WIDTH, height }
+}
+
+fn node_class(node: &GraphNode) -> &'static str {
+    match node.kind {
+        None => "node query",
+        Some(NodeKind::Chunk) => "node chunk",
+        Some(NodeKind::Section) => "node section",
+        Some(NodeKind::Page | NodeKind::Entity | NodeKind::Relation) => "node entity",
+        Some(NodeKind::Community) => "node community",
+    }
+}
+
+fn edge_class(kind: EdgeKind) -> &'static str {
+    match kind {
+        EdgeKind::Structural => "edge structural",
+        EdgeKind::Semantic => "edge semantic",
+        EdgeKind::Retrieved => "edge retrieved",
+        EdgeKind::Fused => "edge fused",
+    }
+}
+
+fn kind_name(node: &GraphNode) -> &'static str {
+    match node.kind {
+        None => "question",
+        Some(NodeKind::Chunk) => "chunk",
+        Some(NodeKind::Section) => "section",
+        Some(NodeKind::Page) => "page",
+        Some(NodeKind::Entity) => "entity",
+        Some(NodeKind::Relation) => "relation",
+        Some(NodeKind::Community) => "community",
+    }
+}
+
+fn short(label: &str) -> String {
+    if label.chars().count() <= LABEL_CHARS {
+        return label.to_string();
+    }
+    let kept: String = label.chars().take(LABEL_CHARS - 1).collect();
+    format!("{kept}…")
+}
+
+/// The visible part of the drawing: x, y, width, height in its own units.
+type ViewBox = (f64, f64, f64, f64);
+
+fn zoom(view: ViewBox, factor: f64, (cx, cy): (f64, f64)) -> ViewBox {
+    let (x, y, w, h) = view;
+    (cx - (cx - x) * factor, cy - (cy - y) * factor, w * factor, h * factor)
+}
+
+#[component]
+pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
+    let layout = lay_out(&graph);
+    let last = Stage::ALL.len() - 1;
+    // The whole answer first; Play and the step buttons walk through it from the question on.
+    let stage = RwSignal::new(last);
+    let playing = RwSignal::new(false);
+    let selected = RwSignal::new(None::<usize>);
+    let full: ViewBox = (0.0, 0.0, layout.width, layout.height);
+    let view_box = RwSignal::new(full);
+    let drag = StoredValue::new(None::<(f64, f64, ViewBox)>);
+    let timer = StoredValue::new(None::<IntervalHandle>);
+
+    let stop = move || {
+        playing.set(false);
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+        timer.set_value(None);
+    };
+    let step = move |by: isize| stage.update(|s| *s = s.saturating_add_signed(by).min(last));
+    let play = move || {
+        if stage.get_untracked() == last {
+            stage.set(0);
+        }
+        playing.set(true);
+        let handle = set_interval_with_handle(
+            move || {
+                if stage.get_untracked() >= last {
+                    stop();
+                } else {
+                    step(1);
+                }
+            },
+            PLAY_STEP,
+        );
+        timer.set_value(handle.ok());
+    };
+    on_cleanup(stop);
+
+    let stage_of = move |s: usize| Stage::ALL[s.min(last)];
+    let svg_point = move |event: &web_sys::MouseEvent| {
+        let target: web_sys::Element = event_target(event);
+        let svg = target.closest("svg").ok().flatten().unwrap_or(target);
+        let rect = svg.get_bounding_client_rect();
+        let (x, y, w, h) = view_box.get_untracked();
+        let fx = (event.client_x() as f64 - rect.left()) / rect.width().max(1.0);
+        let fy = (event.client_y() as f64 - rect.top()) / rect.height().max(1.0);
+        ((x + fx * w, y + fy * h), rect.width().max(1.0), rect.height().max(1.0))
+    };
+    let on_wheel = move |event: web_sys::WheelEvent| {
+        event.prevent_default();
+        let (point, ..) = svg_point(&event);
+        let factor = if event.delta_y() > 0.0 { 1.2 } else { 1.0 / 1.2 };
+        view_box.update(|view| *view = zoom(*view, factor, point));
+    };
+    let on_pointer_down = move |event: web_sys::PointerEvent| {
+        drag.set_value(Some((event.client_x() as f64, event.client_y() as f64, view_box.get_untracked())));
+    };
+    let on_pointer_move = move |event: web_sys::PointerEvent| {
+        let Some((start_x, start_y, (x, y, w, h))) = drag.get_value() else { return };
+        let (_, width, height) = svg_point(&event);
+        let dx = (event.client_x() as f64 - start_x) / width * w;
+        let dy = (event.client_y() as f64 - start_y) / height * h;
+        view_box.set((x - dx, y - dy, w, h));
+    };
+    let end_drag = move |_| drag.set_value(None);
+    let on_key = move |event: web_sys::KeyboardEvent| {
+        let (x, y, w, h) = view_box.get_untracked();
+        let centre = (x + w / 2.0, y + h / 2.0);
+        let moved = match event.key().as_str() {
+            "+" | "=" => zoom((x, y, w, h), 1.0 / 1.2, centre),
+            "-" => zoom((x, y, w, h), 1.2, centre),
+            "ArrowLeft" => (x - w * 0.1, y, w, h),
+            "ArrowRight" => (x + w * 0.1, y, w, h),
+            "ArrowUp" => (x, y - h * 0.1, w, h),
+            "ArrowDown" => (x, y + h * 0.1, w, h),
+            _ => return,
+        };
+        event.prevent_default();
+        view_box.set(moved);
+    };
+
+    let positions = layout.positions.clone();
+    let edges = graph
+        .edges
+        .iter()
+        .map(|edge| {
+            let ((x1, y1), (x2, y2)) = (positions[edge.from], positions[edge.to]);
+            let shown = edge.stage;
+            view! {
+                <line class=edge_class(edge.kind) class:hidden=move || stage_of(stage.get()) < shown
+                    data-stage=format!("{shown:?}").to_lowercase()
+                    x1=x1.to_string() y1=y1.to_string() x2=x2.to_string() y2=y2.to_string() />
+            }
+        })
+        .collect_view();
+    let nodes = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(index, node)| {
+            let (x, y) = positions[index];
+            let shown = node.stage;
+            view! {
+                <g class=node_class(node) class:hidden=move || stage_of(stage.get()) < shown
+                    class:selected=move || selected.get() == Some(index)
+                    data-stage=format!("{shown:?}").to_lowercase()
+                    transform=format!("translate({x} {y})")
+                    on:click=move |_| selected.set(Some(index))>
+                    <circle r="8" />
+                    <text x="12" y="4">{short(&node.label)}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    let lane_labels = layout
+        .lanes
+        .iter()
+        .map(|(name, top)| {
+            view! { <text class="lane-label" x=(column(Stage::Seeds) - 20.0).to_string() y=(top - 6.0).to_string()>{name.clone()}</text> }
+        })
+        .collect_view();
+    let details = {
+        let nodes = graph.nodes.clone();
+        let lanes = graph.lanes.clone();
+        move || {
+            selected.get().and_then(|i| nodes.get(i)).map(|node| {
+                let lane = node.lane.and_then(|l| lanes.get(l)).map_or("the fusion", String::as_str);
+                let score = if node.kind.is_some() { format!(" · score {:.4}", node.score) } else { String::new() };
+                format!("{}: {} · {} · at {}{score}", kind_name(node), node.label, lane, node.stage.name())
+            })
+        }
+    };
+
+    view! {
+        <div class="teaching">
+            <div class="teaching-controls" role="toolbar" aria-label="Step through the retrieval">
+                <button type="button" id="step-back" on:click=move |_| { stop(); step(-1); }
+                    disabled=move || stage.get() == 0>"◀ Back"</button>
+                <button type="button" id="play" on:click=move |_| if playing.get_untracked() { stop() } else { play() }>
+                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                </button>
+                <button type="button" id="step-forward" on:click=move |_| { stop(); step(1); }
+                    disabled=move || stage.get() == last>"Step ▶"</button>
+                <span id="stage" aria-live="polite" data-stage=move || stage.get().to_string()>
+                    {move || format!("{} / {}: {}", stage.get() + 1, last + 1, stage_of(stage.get()).name())}
+                </span>
+                <button type="button" id="zoom-in" aria-label="Zoom in"
+                    on:click=move |_| view_box.update(|v| *v = zoom(*v, 1.0 / 1.2, (v.0 + v.2 / 2.0, v.1 + v.3 / 2.0)))>"+"</button>
+                <button type="button" id="zoom-out" aria-label="Zoom out"
+                    on:click=move |_| view_box.update(|v| *v = zoom(*v, 1.2, (v.0 + v.2 / 2.0, v.1 + v.3 / 2.0)))>"−"</button>
+                <button type="button" id="zoom-reset" on:click=move |_| view_box.set(full)>"Fit"</button>
+            </div>
+            <svg id="trace-graph" role="img" tabindex="0"
+                aria-label="The retrieval drawn as a graph: drag to pan, wheel or + and − to zoom, arrow keys to move"
+                viewBox=move || { let (x, y, w, h) = view_box.get(); format!("{x} {y} {w} {h}") }
+                on:wheel=on_wheel on:pointerdown=on_pointer_down on:pointermove=on_pointer_move
+                on:pointerup=end_drag on:pointerleave=end_drag on:keydown=on_key>
+                <g class="lanes">{lane_labels}</g>
+                <g class="edges">{edges}</g>
+                <g class="nodes">{nodes}</g>
+            </svg>
+            <p id="selected-node" aria-live="polite">{move || details().unwrap_or_else(|| "Click a node to see what it is.".into())}</p>
+            <p class="legend">
+                <span class="key chunk">"chunk"</span>
+                <span class="key section">"section"</span>
+                <span class="key entity">"page or entity"</span>
+                <span class="key community">"community"</span>
+                <span class="key structural">"positional edge"</span>
+                <span class="key semantic">"semantic edge"</span>
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,317 @@
+//! The engine worker: the one place the app's index lives. It loads the embedder, opens snapshots, parses and
+//! embeds the user's files (through a pool of embedding workers when there are many texts), answers queries
+//! and outlines, and writes the index out, all off the page's thread, so typing and scrolling never wait for
+//! it. A panic here is reported to the page before the module aborts; the page then restarts the worker.
+//!
+//! It runs the same wasm module as the page (`www/engine-worker.js` loads it), started in this role by
+//! `main` when it finds itself in a worker.
+
+use std::cell::{Cell, RefCell};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::corpus::{IngestReport, SourceFile};
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::retrieve::fusion::describe_ranks;
+use crate::retrieve::{Method, Query, Trace};
+use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
+
+use super::browser;
+use super::pool::Pool;
+use super::protocol::{
+    Answer, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request, ResultRow, Step, ToEngine,
+    from_js, to_js,
+};
+
+pub const MODEL_URL: &str = "models/model.onnx";
+pub const TOKENIZER_URL: &str = "models/tokenizer.json";
+/// Texts the engine worker embeds itself between two looks at its messages (a Cancel waits at most this).
+const TEXTS_PER_SLICE: usize = 16;
+/// Fewer texts than this are embedded here: starting the pool (a model per worker) would cost more.
+const POOL_THRESHOLD: usize = 96;
+/// How long parsing runs before the worker yields to read its messages.
+const PARSE_SLICE_MS: f64 = 50.0;
+
+struct Engine {
+    embedder: MiniLmEmbedder,
+    index: Option<IndexedCorpus>,
+    pool: Option<Pool>,
+}
+
+thread_local! {
+    // A worker is single-threaded: one engine per worker, reached from its message handler.
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+    static CANCELLED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(message: &FromEngine) {
+    let (bytes, transfer) = to_js(message);
+    let _ = scope().post_message_with_transfer(&bytes, &transfer);
+}
+
+fn send_progress(progress: Progress) {
+    post(&FromEngine::Progress(progress));
+}
+
+/// Starts the engine: the model first (its download reported as progress), then requests.
+pub fn serve() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // The page shows the message beside the file it blames; the location stays in the console.
+        post(&FromEngine::Crashed(info.payload_as_str().unwrap_or("a panic").to_string()));
+    }));
+    spawn_local(async {
+        let started = load_embedder(true).await.map(|embedder| {
+            ENGINE.with(|engine| *engine.borrow_mut() = Some(Engine { embedder, index: None, pool: None }));
+            listen();
+        });
+        post(&FromEngine::Started(started));
+    });
+}
+
+/// The embedder, from the files the app serves beside the page; `report_download` tells the page how the
+/// model's download goes.
+pub async fn load_embedder(report_download: bool) -> Result<MiniLmEmbedder, String> {
+    let started = browser::now_ms();
+    let model = browser::fetch_bytes_with_progress(MODEL_URL, |done, total| {
+        if report_download {
+            send_progress(Progress {
+                step: Step::LoadModel,
+                done,
+                total: total.unwrap_or(done),
+                rate: rate(done, started),
+                current: None,
+            });
+        }
+    })
+    .await?;
+    let tokenizer = browser::fetch_bytes(TOKENIZER_URL).await?;
+    MiniLmEmbedder::from_bytes(&model, &tokenizer).map_err(|e| e.to_string())
+}
+
+/// Units per second since `started`, once there is something to tell.
+fn rate(done: usize, started: f64) -> Option<f64> {
+    let seconds = (browser::now_ms() - started) / 1000.0;
+    (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
+}
+
+fn listen() {
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| match from_js(&event) {
+        Ok(ToEngine::Cancel) => CANCELLED.set(true),
+        Ok(ToEngine::Call { id, request }) => spawn_local(async move {
+            let reply = handle(request).await;
+            post(&FromEngine::Reply { id, reply });
+        }),
+        Err(reason) => post(&FromEngine::Crashed(reason)),
+    });
+    scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    handler.forget();
+}
+
+fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, String> {
+    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or_else(|| "the model is not loaded yet".to_string())
+}
+
+fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -> Result<T, String> {
+    with_engine(|engine| match &engine.index {
+        Some(index) => f(engine, index),
+        None => Err("no documents are indexed yet".to_string()),
+    })?
+}
+
+async fn handle(request: Request) -> Result<Reply, String> {
+    match request {
+        Request::Open { name, bytes } => open(&name, &bytes).map(Reply::Opened),
+        Request::Update { files, removed } => update(files, removed).await,
+        Request::Query { text, method, k } => query(&text, &Method::parse(&method)?, k).map(Reply::Answer),
+        Request::Export => with_index(|_, index| index.to_snapshot().map_err(|e| e.to_string())).map(Reply::Snapshot),
+        Request::Outline { source, query } => with_index(|engine, index| {
+            let vector = query.map(|text| engine.embedder.embed(&[&text]).map_err(|e| e.to_string())).transpose()?;
+            index
+                .outline(&source, vector.as_ref().map(|v| v[0].as_slice()))
+                .ok_or_else(|| format!("{source} is not in the index"))
+        })
+        .map(Reply::Outline),
+        #[cfg(feature = "bench")]
+        Request::Benchmark { count, tokens, workers } => benchmark(count, tokens, workers).await.map(Reply::Benchmark),
+    }
+}
+
+fn state(index: &IndexedCorpus) -> IndexState {
+    IndexState {
+        summary: index.summary(),
+        documents: index.corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+    }
+}
+
+/// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by another
+/// model, is refused and the current index kept.
+fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
+    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+    with_engine(|engine| {
+        index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}"))?;
+        let shown = state(&index);
+        engine.index = Some(index);
+        Ok(shown)
+    })?
+}
+
+/// Parses `files` file by file, adds them to the corpus (replacing same-named documents) and removes
+/// `removed`; only new texts are embedded. A Cancel between two steps stops it with the index as it was.
+async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, String> {
+    CANCELLED.set(false);
+    let started = browser::now_ms();
+    let settings = with_engine(|engine| engine.index.as_ref().map(|i| i.settings.clone()))?.unwrap_or_default();
+    let Some(report) = parse(files, &settings.corpus).await else { return Ok(cancelled(IndexOutcome::default())) };
+    let mut outcome = IndexOutcome {
+        errors: report.errors.iter().map(ToString::to_string).collect(),
+        warnings: report.warnings.iter().map(|(file, warning)| format!("{file}: {warning}")).collect(),
+        ..Default::default()
+    };
+    if report.documents.is_empty() && removed.is_empty() {
+        return Ok(Reply::Updated { outcome, state: None });
+    }
+    // The current index stays in place until the new one is complete, so a failure or a cancel loses nothing.
+    let mut builder = with_engine(|engine| {
+        let identity = engine.embedder.identity().clone();
+        plan_update(engine.index.as_ref(), report.documents, &removed, &engine.embedder, identity, None)
+    })?
+    .map_err(|e| e.to_string())?;
+    outcome.reused = builder.reused();
+    if !embed(&mut builder).await? {
+        outcome.embedded = builder.embedded();
+        return Ok(cancelled(outcome));
+    }
+    outcome.embedded = builder.embedded();
+    send_progress(Progress { step: Step::Build, done: 0, total: 0, rate: None, current: None });
+    browser::next_tick().await;
+    let index = builder.finish();
+    let shown = state(&index);
+    with_engine(|engine| engine.index = Some(index))?;
+    outcome.seconds = (browser::now_ms() - started) / 1000.0;
+    Ok(Reply::Updated { outcome, state: Some(shown) })
+}
+
+fn cancelled(outcome: IndexOutcome) -> Reply {
+    Reply::Updated { outcome: IndexOutcome { cancelled: true, ..outcome }, state: None }
+}
+
+/// Every file parsed, or `None` when cancelled. The page hears of each file before it is parsed: if the
+/// parser crashes the worker, that file is the one to skip.
+async fn parse(files: Vec<FileBytes>, settings: &crate::corpus::CorpusSettings) -> Option<IngestReport> {
+    let mut report = IngestReport::default();
+    let (started, total) = (browser::now_ms(), files.len());
+    let mut last_yield = started;
+    for (done, file) in files.into_iter().enumerate() {
+        if browser::now_ms() - last_yield > PARSE_SLICE_MS {
+            browser::next_tick().await;
+            last_yield = browser::now_ms();
+        }
+        if CANCELLED.get() {
+            return None;
+        }
+        let current = Some(file.path.clone());
+        send_progress(Progress { step: Step::Parse, done, total, rate: rate(done, started), current });
+        report.add(&SourceFile::new(file.path, file.bytes), settings);
+    }
+    Some(report)
+}
+
+/// Embeds every pending text, here or through the pool; `false` when cancelled.
+async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
+    let (started, total) = (browser::now_ms(), builder.to_embed());
+    let tell = |done: usize| {
+        send_progress(Progress { step: Step::Embed, done, total, rate: rate(done, started), current: None })
+    };
+    tell(0);
+    if total >= POOL_THRESHOLD {
+        let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
+        let embedded = pool.embed(builder, &|| CANCELLED.get(), &tell).await;
+        // A pool that failed is dropped (its workers end with it); the next large update starts a new one.
+        if embedded.is_ok() {
+            with_engine(|engine| engine.pool = Some(pool))?;
+        }
+        return embedded;
+    }
+    while !builder.is_done() {
+        browser::next_tick().await;
+        if CANCELLED.get() {
+            return Ok(false);
+        }
+        with_engine(|engine| builder.embed_next(&engine.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
+        tell(builder.embedded());
+    }
+    Ok(true)
+}
+
+/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
+fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
+    let started = browser::now_ms();
+    with_index(|engine, index| {
+        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        let (chunks, trace) = method.trace(index, Query { text, vector: &vector }, k, k);
+        let rows = chunks
+            .iter()
+            .enumerate()
+            .map(|(position, hit)| {
+                let view = index.chunk_view(hit.chunk);
+                ResultRow {
+                    label: view.label,
+                    source: view.source,
+                    chunk: hit.chunk,
+                    score: hit.score,
+                    ranks: input_ranks(&trace, position),
+                    text: view.text,
+                }
+            })
+            .collect();
+        let graph = trace.graph(&index.corpus);
+        Ok(Answer { rows, trace, graph, milliseconds: browser::now_ms() - started })
+    })
+}
+
+/// Each input retriever's rank for the result at `position`: from the fusion's rows, or the lone retriever's
+/// own position.
+fn input_ranks(trace: &Trace, position: usize) -> String {
+    match &trace.fusion {
+        Some(fusion) => fusion.rows.get(position).map_or_else(String::new, |row| {
+            let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
+            describe_ranks(&names, &row.ranks)
+        }),
+        None => trace.retrievers.first().map_or_else(String::new, |r| format!("{} #{}", r.retriever, position + 1)),
+    }
+}
+
+/// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
+/// or through a pool of `workers` embedding workers, each with its own model.
+#[cfg(feature = "bench")]
+async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String, String> {
+    if workers == 0 {
+        let report = with_engine(|engine| {
+            crate::bench::measure_throughput(&engine.embedder, count, tokens, &browser::now_ms)
+                .map_err(|e| e.to_string())
+        })??;
+        return serde_json::to_string(&report).map_err(|e| e.to_string());
+    }
+    let texts = with_engine(|engine| crate::bench::sample_sequences(&engine.embedder, count, tokens))?;
+    let mut pool = Pool::new(workers);
+    pool.ready().await?;
+    let started = browser::now_ms();
+    let vectors = pool.embed_texts(&texts, &|| false, &|_| {}).await?.unwrap_or_default();
+    let milliseconds = browser::now_ms() - started;
+    Ok(serde_json::json!({
+        "workers": workers,
+        "sequences": vectors.len(),
+        "tokens_per_sequence": tokens,
+        "ms_per_sequence": milliseconds / count as f64,
+        "sequences_per_second": count as f64 * 1000.0 / milliseconds,
+    })
+    .to_string())
+}

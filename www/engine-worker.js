@@ -1,0 +1,14 @@
+// The entry of every worker of the app: the engine worker (src/app/worker.rs) and the embedding workers of its
+// pool (src/app/pool.rs). Its first message names the module to load (the app's own wasm glue, whose file name
+// Trunk hashed) and the role to take; the module's `main` reads the role and serves it. (Not the script's URL:
+// a response the service worker serves from its cache carries the cached URL, without a query.)
+self.addEventListener("message", async (event) => {
+  const { module, role } = event.data;
+  if (new URL(module, self.location.href).origin !== self.location.origin) {
+    throw new Error(`engine-worker.js: the module to load must come from this site, not ${module}`);
+  }
+  self.quireRole = role;
+  const { default: init } = await import(module);
+  // The glue's own default is the unhashed `quire_bg.wasm`; Trunk writes `quire-<hash>_bg.wasm`.
+  await init({ module_or_path: module.replace(/\.js$/, "_bg.wasm") });
+}, { once: true });
