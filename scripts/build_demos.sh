@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the app's demo indexes with the native CLI, so a first visit opens a ready index instead of embedding
 # in the tab: the planets notes (public/demo, the files its manifest lists) and 400 HotpotQA paragraphs
-# (datasets/hotpotqa-demo, CC BY-SA 4.0), each with its sample questions. Trunk runs this before every build
+# (datasets/hotpotqa-demo, CC BY-SA 4.0), each with its sample questions; and the evaluation view's SciFact
+# subset. Trunk runs this before every build
 # (Trunk.toml's pre_build hook) and the snapshots land in the build's `snapshots/`. Snapshots are kept under
 # ~/.cache/quire/demos, and `quire index` reuses their embeddings, so a rebuild embeds only what changed.
 set -euo pipefail
@@ -23,7 +24,15 @@ mapfile -t planets < <(python3 -c 'import json,sys; print("\n".join("demo/" + f 
 gzip -dc datasets/hotpotqa-demo/corpus.jsonl.gz > "$cache/multihop/hotpotqa.jsonl"
 (cd "$cache/multihop" && "$quire" index hotpotqa.jsonl -o "$cache/multihop.quire" > /dev/null)
 
-cp "$cache/planets.quire" "$cache/multihop.quire" "$out/"
+# The evaluation view's bundled dataset: the SciFact subset the tests evaluate (tests/fixtures/scifact-subset),
+# its corpus indexed here as `quire eval` indexes it, its questions and labels beside the snapshot.
+mkdir -p "$cache/scifact-subset" "$out/../eval/scifact-subset/qrels"
+gzip -dc tests/fixtures/scifact-subset/corpus.jsonl.gz > "$cache/scifact-subset/corpus.jsonl"
+(cd "$cache/scifact-subset" && "$quire" index corpus.jsonl -o "$cache/scifact-subset.quire" > /dev/null)
+cp tests/fixtures/scifact-subset/queries.jsonl.gz "$out/../eval/scifact-subset/"
+cp tests/fixtures/scifact-subset/qrels/test.tsv "$out/../eval/scifact-subset/qrels/"
+
+cp "$cache/planets.quire" "$cache/multihop.quire" "$cache/scifact-subset.quire" "$out/"
 cp public/demo/questions.json "$out/planets-questions.json"
 cp datasets/hotpotqa-demo/questions.json "$out/multihop-questions.json"
 echo "demos: $(du -h "$out/planets.quire" | cut -f1) planets, $(du -h "$out/multihop.quire" | cut -f1) multi-hop snapshots in $out"

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Trunk's post-build hook: finishes the build in TRUNK_STAGING_DIR (or the folder given).
 
+0. A release build's wasm is optimised by Binaryen's wasm-opt (-O3), from npm (tools/wasm-opt): Debian's
+   binaryen 108 re-types wasm-bindgen's externref table, and Chromium then refuses the module. The preload
+   link's integrity hash is written again for the optimised file. QUIRE_WASM_OPT=0 skips it (quick local builds).
 1. The Content-Security-Policy: the page may run only its own scripts (the one inline loader Trunk writes is
    allowed by its sha256) and its own wasm, and may connect only to its own origin. It is a <meta> element, the
    first in <head>, so that it holds for a build served by any static server.
@@ -12,8 +15,17 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WASM_OPT = ROOT / "tools" / "wasm-opt" / "node_modules" / "binaryen" / "bin" / "wasm-opt"
+# The features rustc enables for wasm32 (with +simd128 from .cargo/config.toml) and wasm-bindgen uses.
+WASM_FEATURES = [
+    "--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext", "--enable-simd", "--enable-multivalue", "--enable-mutable-globals",
+]
 
 POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {inline}; style-src 'self'; "
@@ -21,6 +33,20 @@ POLICY = (
     "object-src 'none'; base-uri 'self'; form-action 'none'"
 )
 SERVICE_WORKER = "sw.js"
+
+
+def optimise_wasm(staging: Path) -> None:
+    index = staging / "index.html"
+    html = index.read_text(encoding="utf-8")
+    for wasm in staging.glob("*_bg.wasm"):
+        before = wasm.stat().st_size
+        subprocess.run(["node", str(WASM_OPT), "-O3", *WASM_FEATURES, str(wasm), "-o", str(wasm)], check=True)
+        digest = base64.b64encode(hashlib.sha384(wasm.read_bytes()).digest()).decode()
+        html = re.sub(
+            rf'(href="/{re.escape(wasm.name)}"[^>]*integrity=")sha384-[^"]*"', rf'\g<1>sha384-{digest}"', html
+        )
+        print(f"finish_build: wasm-opt -O3 {wasm.name}: {before / 1e6:.1f} MB -> {wasm.stat().st_size / 1e6:.1f} MB")
+    index.write_text(html, encoding="utf-8")
 
 
 def add_policy(index: Path) -> None:
@@ -47,7 +73,7 @@ def write_service_worker(staging: Path) -> None:
     version = hashlib.sha256()
     for name in files:
         version.update(name.encode() + b"\0" + hashlib.sha256((staging / name).read_bytes()).digest())
-    template = (Path(__file__).resolve().parent.parent / "www" / SERVICE_WORKER).read_text(encoding="utf-8")
+    template = (ROOT / "www" / SERVICE_WORKER).read_text(encoding="utf-8")
     worker = template.replace('"__QUIRE_BUILD_VERSION__"', json.dumps(version.hexdigest()[:16])).replace(
         "__QUIRE_BUILD_FILES__", json.dumps(files)
     )
@@ -56,6 +82,8 @@ def write_service_worker(staging: Path) -> None:
 
 def main() -> None:
     staging = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
+    if os.environ.get("TRUNK_PROFILE", "release") == "release" and os.environ.get("QUIRE_WASM_OPT", "1") != "0":
+        optimise_wasm(staging)
     add_policy(staging / "index.html")
     write_service_worker(staging)
     print(f"finish_build: Content-Security-Policy and service worker written in {staging}")

@@ -37,6 +37,10 @@ grep -q "wasm_bindgen = \"${bindgen_version}\"" Trunk.toml \
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# The release build's wasm-opt (scripts/finish_build.py): Binaryen from npm, which handles reference types.
+if [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then
+  (cd tools/wasm-opt && npm ci --no-audit --no-fund --loglevel=error)
+fi
 
 bash models/fetch.sh
 

@@ -14,8 +14,8 @@ use crate::store::DocumentOutline;
 
 use super::browser::describe;
 use super::protocol::{
-    Answer, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply, Request, Step, ToEngine,
-    from_js, to_js,
+    Answer, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply, Request, Step,
+    ToEngine, from_js, to_js,
 };
 
 /// The role `main` takes in the engine worker.
@@ -223,6 +223,15 @@ pub async fn export() -> Result<Vec<u8>, Failure> {
 pub async fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, Failure> {
     call_for(Request::Outline { source: source.into(), query }, |reply| match reply {
         Reply::Outline(outline) => Some(outline),
+        _ => None,
+    })
+    .await
+}
+
+/// Runs an evaluation (`Request::Evaluate`).
+pub async fn evaluate(request: Request) -> Result<Evaluation, Failure> {
+    call_for(request, |reply| match reply {
+        Reply::Evaluation(evaluation) => Some(evaluation),
         _ => None,
     })
     .await

@@ -7,6 +7,7 @@
 mod browser;
 mod demo;
 mod engine;
+mod evaluation;
 mod pool;
 mod protocol;
 mod storage;
@@ -94,6 +95,7 @@ fn describe_progress(progress: &Progress) -> String {
             current.as_ref().map_or_else(String::new, |file| format!(" · {file}"))
         ),
         Step::Embed => format!("Embedding {done} / {total} texts{}…", remaining("texts", 1.0)),
+        Step::Evaluate => format!("Evaluating {}: {done} / {total} questions…", current.as_deref().unwrap_or("")),
         Step::Build => "Building the knowledge graph, the chunk graph and the indexes…".into(),
     }
 }
@@ -488,6 +490,7 @@ fn App() -> impl IntoView {
                 <Results answer=answer answered=answered open_outline=open_outline />
             </section>
             <OutlineView outline=outline />
+            <evaluation::EvaluationView phase=phase recover=recover />
             <Stats summary=summary />
             {move || bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}
         </main>

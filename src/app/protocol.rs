@@ -7,6 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::eval::Table;
 use crate::retrieve::Trace;
 use crate::retrieve::trace::TraceGraph;
 use crate::store::{CorpusSummary, DocumentOutline};
@@ -36,6 +37,18 @@ pub enum Request {
     Export,
     /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
     Outline { source: String, query: Option<String> },
+    /// Measures `methods` on a BEIR-layout dataset: its questions and labels from `files` (found by name:
+    /// `queries.jsonl`, `qrels/<split>.tsv`, each optionally gzipped), its corpus from `snapshot` when given
+    /// (prebuilt), else indexed from `corpus.jsonl` in `files`. Every metric at each of `cutoffs`.
+    Evaluate {
+        dataset: String,
+        split: String,
+        files: Vec<FileBytes>,
+        #[serde(with = "serde_bytes")]
+        snapshot: Option<Vec<u8>>,
+        methods: Vec<String>,
+        cutoffs: Vec<usize>,
+    },
     /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
     /// (0: the engine worker alone).
     #[cfg(feature = "bench")]
@@ -75,8 +88,19 @@ pub enum Reply {
     Answer(Answer),
     Snapshot(#[serde(with = "serde_bytes")] Vec<u8>),
     Outline(DocumentOutline),
+    Evaluation(Evaluation),
     #[cfg(feature = "bench")]
     Benchmark(String),
+}
+
+/// An evaluation's result as `quire eval` prints it: what was measured, and a row of means per method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// `scifact-subset (test split): 53 questions over 300 documents, …`
+    pub summary: String,
+    pub table: Table,
+    /// Questions skipped, and why.
+    pub warnings: Vec<String>,
 }
 
 /// What the page shows of an index.
@@ -96,6 +120,8 @@ pub enum Step {
     Parse,
     /// Distinct texts embedded.
     Embed,
+    /// Questions asked of the method named in `current`.
+    Evaluate,
     /// The knowledge graph, the chunk graph and the indexes; no count.
     Build,
 }

@@ -14,6 +14,8 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::corpus::{IngestReport, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::eval::dataset::Labels;
+use crate::eval::{EvalSettings, MetricKind};
 use crate::retrieve::fusion::describe_ranks;
 use crate::retrieve::{Method, Query, Trace};
 use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
@@ -21,8 +23,8 @@ use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
 use super::browser;
 use super::pool::Pool;
 use super::protocol::{
-    Answer, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request, ResultRow, Step, ToEngine,
-    from_js, to_js,
+    Answer, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request, ResultRow, Step,
+    ToEngine, from_js, to_js,
 };
 
 pub const MODEL_URL: &str = "models/model.onnx";
@@ -38,6 +40,9 @@ struct Engine {
     embedder: MiniLmEmbedder,
     index: Option<IndexedCorpus>,
     pool: Option<Pool>,
+    /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
+    /// the same dataset (other methods, other cut-offs) embeds nothing.
+    evaluated: Option<(blake3::Hash, IndexedCorpus)>,
 }
 
 thread_local! {
@@ -68,7 +73,8 @@ pub fn serve() {
     }));
     spawn_local(async {
         let started = load_embedder(true).await.map(|embedder| {
-            ENGINE.with(|engine| *engine.borrow_mut() = Some(Engine { embedder, index: None, pool: None }));
+            let engine = Engine { embedder, index: None, pool: None, evaluated: None };
+            ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
             listen();
         });
         post(&FromEngine::Started(started));
@@ -139,6 +145,10 @@ async fn handle(request: Request) -> Result<Reply, String> {
                 .ok_or_else(|| format!("{source} is not in the index"))
         })
         .map(Reply::Outline),
+        Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs } => {
+            let request = EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
+            evaluate(request).await.map(Reply::Evaluation)
+        }
         #[cfg(feature = "bench")]
         Request::Benchmark { count, tokens, workers } => benchmark(count, tokens, workers).await.map(Reply::Benchmark),
     }
@@ -287,6 +297,112 @@ fn input_ranks(trace: &Trace, position: usize) -> String {
         }),
         None => trace.retrievers.first().map_or_else(String::new, |r| format!("{} #{}", r.retriever, position + 1)),
     }
+}
+
+/// What an evaluation was asked for (`Request::Evaluate`).
+struct EvaluationRequest {
+    dataset: String,
+    split: String,
+    files: Vec<FileBytes>,
+    snapshot: Option<Vec<u8>>,
+    methods: Vec<String>,
+    cutoffs: Vec<usize>,
+}
+
+impl EvaluationRequest {
+    /// The folder's file named `name` (at any depth: a picked folder's paths start with its own name), or its
+    /// gzipped form, as text.
+    fn text(&self, name: &str) -> Result<(String, String), String> {
+        let gzipped = format!("{name}.gz");
+        let file = self
+            .files
+            .iter()
+            .find(|f| [name, gzipped.as_str()].iter().any(|n| f.path == *n || f.path.ends_with(&format!("/{n}"))))
+            .ok_or_else(|| {
+                format!(
+                    "{name}: not in the folder (a BEIR-layout folder holds corpus.jsonl, queries.jsonl and \
+                     qrels/<split>.tsv, each optionally gzipped)"
+                )
+            })?;
+        Ok((file.path.clone(), crate::eval::dataset::file_text(&file.path, file.bytes.clone())?))
+    }
+}
+
+/// Runs an evaluation as `quire eval` does: the same metrics, the same table.
+async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
+    let methods = request.methods.iter().map(|name| Method::parse(name)).collect::<Result<Vec<_>, _>>()?;
+    if methods.is_empty() {
+        return Err("choose at least one retriever to evaluate".into());
+    }
+    if request.cutoffs.iter().any(|&k| k == 0 || k > crate::eval::RUN_DEPTH) {
+        return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
+    }
+    let (queries, qrels) = (request.text("queries.jsonl")?, request.text(&format!("qrels/{}.tsv", request.split))?);
+    let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1))?;
+    let index = evaluation_index(&request).await?;
+    let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
+    let total = index.1.corpus.documents.len();
+    with_engine(|engine| {
+        let index = &index.1;
+        let dataset = labels.label(&request.dataset, &request.split, &crate::eval::indexed_document_ids(index))?;
+        let questions = dataset.queries.len();
+        let mut progress = |method: &Method, done: usize| {
+            let current = Some(method.name());
+            send_progress(Progress { step: Step::Evaluate, done, total: questions, rate: None, current });
+        };
+        let report = crate::eval::evaluate(index, &engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)
+            .map_err(|e| e.to_string())?;
+        let summary = format!(
+            "{} ({} split): {questions} questions over {total} documents, {} chunks; document score = best score of its chunks",
+            report.dataset,
+            report.split,
+            index.corpus.chunks.len()
+        );
+        let table = report.table();
+        Ok(Evaluation { summary, table, warnings: report.warnings })
+    })
+    .and_then(|evaluated| {
+        with_engine(|engine| engine.evaluated = Some(index))?;
+        evaluated
+    })
+}
+
+/// The dataset's index: its prebuilt snapshot, or its corpus indexed here (through the pool), or the one
+/// the last evaluation of the same dataset built.
+async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, IndexedCorpus), String> {
+    let corpus = match &request.snapshot {
+        Some(_) => None,
+        None => Some(request.text("corpus.jsonl")?),
+    };
+    let source = request.snapshot.as_deref().unwrap_or_else(|| corpus.as_ref().map_or(&[][..], |c| c.1.as_bytes()));
+    let key = blake3::hash(source);
+    if let Some(cached) = with_engine(|engine| engine.evaluated.take().filter(|(k, _)| *k == key))? {
+        return Ok(cached);
+    }
+    if let Some(bytes) = &request.snapshot {
+        let name = format!("{}'s index", request.dataset);
+        let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+        with_engine(|engine| index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}")))??;
+        return Ok((key, index));
+    }
+    let (name, text) = corpus.unwrap_or_default();
+    let settings = crate::store::IndexSettings::default();
+    let report = crate::corpus::ingest(&[SourceFile::new("corpus.jsonl", text.into_bytes())], &settings.corpus);
+    if let Some(error) = report.errors.first() {
+        return Err(format!("{name}: {}", error.failure));
+    }
+    let mut builder = with_engine(|engine| {
+        let identity = engine.embedder.identity().clone();
+        crate::store::plan_index(report.documents, None, &engine.embedder, identity, settings)
+    })?
+    .map_err(|e| e.to_string())?;
+    CANCELLED.set(false);
+    if !embed(&mut builder).await? {
+        return Err("the evaluation was cancelled".into());
+    }
+    send_progress(Progress { step: Step::Build, done: 0, total: 0, rate: None, current: None });
+    browser::next_tick().await;
+    Ok((key, builder.finish()))
 }
 
 /// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),

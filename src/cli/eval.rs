@@ -1,7 +1,6 @@
 //! `quire eval`: index a BEIR-layout folder once (cached), run its questions through the chosen retrievers,
 //! print the metric table, and optionally write TREC runs, save the report, or compare with another.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -72,10 +71,9 @@ pub fn load_labelled(
     let name = dataset_name(dir);
     let queries_path = dataset_file(dir, "queries.jsonl")?;
     let qrels_path = dataset_file(dir, &format!("qrels/{split}.tsv"))?;
-    let queries = dataset::parse_queries(&queries_path.display().to_string(), &read_text(&queries_path)?)
-        .map_err(|e| e.to_string())?;
-    let judgements =
-        dataset::parse_qrels(&qrels_path.display().to_string(), &read_text(&qrels_path)?).map_err(|e| e.to_string())?;
+    let (queries_name, qrels_name) = (queries_path.display().to_string(), qrels_path.display().to_string());
+    let (queries, qrels) = (read_text(&queries_path)?, read_text(&qrels_path)?);
+    let labels = dataset::Labels::parse((&queries_name, &queries), (&qrels_name, &qrels))?;
     let embedder = super::load_embedder(model_dir)?;
     let index = match snapshot {
         Some(path) => {
@@ -85,10 +83,7 @@ pub fn load_labelled(
         }
         None => cached_index(dir, &name, &embedder, fresh)?,
     };
-    let dataset = dataset::label(&name, split, &queries, &judgements, &eval::indexed_document_ids(&index));
-    if dataset.queries.is_empty() {
-        return Err(format!("{}: no question has a relevant document in the index", qrels_path.display()));
-    }
+    let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index))?;
     Ok(LabelledIndex { index, dataset, embedder })
 }
 
@@ -165,18 +160,12 @@ fn dataset_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut out)
-            .map_err(|e| format!("{}: not a readable gzip file: {e}", path.display()))?;
-        return Ok(out);
-    }
-    Ok(bytes)
+    dataset::file_bytes(&path.display().to_string(), bytes)
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
-    String::from_utf8(read_bytes(path)?).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    dataset::file_text(&path.display().to_string(), bytes)
 }
 
 fn cache_dir() -> PathBuf {

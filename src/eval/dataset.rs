@@ -190,6 +190,51 @@ fn report_unknown(warnings: &mut Vec<String>, what: &str, place: &str, unknown: 
     ));
 }
 
+/// A dataset file's bytes, ungzipped when its name ends in `.gz` (BEIR files ship either way).
+pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    if !name.ends_with(".gz") {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes.as_slice()), &mut out)
+        .map_err(|e| format!("{name}: not a readable gzip file: {e}"))?;
+    Ok(out)
+}
+
+/// A dataset file as UTF-8 text, ungzipped when its name ends in `.gz`.
+pub fn file_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(file_bytes(name, bytes)?).map_err(|e| format!("{name}: not UTF-8 text ({e})"))
+}
+
+/// A BEIR folder's questions and one split's judgements, read before its corpus is indexed, so a bad file is
+/// reported before any embedding.
+pub struct Labels {
+    queries: Vec<Query>,
+    judgements: Vec<Judgement>,
+    qrels_name: String,
+}
+
+impl Labels {
+    /// `queries.jsonl` and `qrels/<split>.tsv` as (name, text); the names are what errors show.
+    pub fn parse((queries_name, queries): (&str, &str), (qrels_name, qrels): (&str, &str)) -> Result<Labels, String> {
+        Ok(Labels {
+            queries: parse_queries(queries_name, queries).map_err(|e| e.to_string())?,
+            judgements: parse_qrels(qrels_name, qrels).map_err(|e| e.to_string())?,
+            qrels_name: qrels_name.to_string(),
+        })
+    }
+
+    /// The questions labelled with the documents of the index; those with no relevant document there are
+    /// dropped with a warning, and none left is an error.
+    pub fn label(&self, dataset: &str, split: &str, indexed: &HashSet<&str>) -> Result<Dataset, String> {
+        let labelled = label(dataset, split, &self.queries, &self.judgements, indexed);
+        if labelled.queries.is_empty() {
+            return Err(format!("{}: no question has a relevant document in the index", self.qrels_name));
+        }
+        Ok(labelled)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,7 +81,7 @@ pub struct EvalReport {
 pub const DOCUMENT_SCORE: &str = "document score = best score of its chunks";
 
 /// A table of means: one row per retriever, one column per metric, F1@k added where P@k and R@k are both there.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,

@@ -403,6 +403,8 @@ test("a result opens its document's outline at that chunk, with each chunk's rel
   // The outline is the document in reading order; its sections are listed with their headings.
   const headings = await page.$$eval("#outline .outline-section > .heading", (items) => items.map((h) => h.textContent));
   assert.ok(headings.length >= 2, JSON.stringify(headings));
+  const shot = await page.locator("#outline").screenshot();
+  assert.ok(shot.length > 8000, `the outline looks blank (${shot.length} bytes of PNG)`);
   await page.click("#close-outline");
   assert.equal(await page.$("#outline"), null);
   assert.deepEqual(errors, []);
@@ -495,4 +497,45 @@ test("any static server serves the build, and after a first visit the app opens 
     await browser.context.setOffline(false);
     server.kill();
   }
+});
+
+test("the evaluation view measures retrievers on the bundled SciFact subset, with the figures quire eval gives", async () => {
+  const { page, errors } = await openApp();
+  await page.uncheck('#eval-methods input[value="rrf"]');
+  await page.click("#run-eval");
+  await page.waitForSelector("#eval-table, #eval-error", { timeout: 300_000 });
+  assert.equal(await page.$("#eval-error"), null, await page.textContent("#eval-error").catch(() => ""));
+  assert.match(await page.textContent("#eval-summary"), /^scifact-subset \(test split\): \d+ questions over 300 documents, \d+ chunks/);
+  const header = await page.$$eval("#eval-table thead th", (cells) => cells.map((c) => c.textContent));
+  assert.deepEqual(header, ["retriever", "nDCG@10", "MRR@10", "R@10", "P@10", "Hit@10", "Cov@10", "F1@10", "ms/query"]);
+  const rows = await page.$$eval("#eval-table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), ["dense", "bm25", "zsum"]);
+  const shot = await page.locator("#evaluation").screenshot();
+  assert.ok(shot.length > 8000, `the evaluation view looks blank (${shot.length} bytes of PNG)`);
+
+  // The CLI, on the same dataset, gives the same figures (the browser embeds the questions in wasm: the last
+  // digit may differ).
+  const output = execFileSync(QUIRE, ["eval", "tests/fixtures/scifact-subset", "-k", "10", "--retrievers", "dense,bm25,zsum", "--json"],
+    { cwd: join(import.meta.dirname, "../.."), encoding: "utf8" });
+  const report = JSON.parse(output.slice(output.indexOf("\n{") + 1));
+  for (const [i, result] of report.results.entries()) {
+    assert.equal(rows[i][0], result.method);
+    for (const [m, mean] of result.means.entries()) {
+      assert.ok(Math.abs(Number(rows[i][m + 1]) - mean) <= 0.011, `${result.method} ${header[m + 1]}: ${rows[i][m + 1]} in the browser, ${mean} from the CLI`);
+    }
+  }
+
+  // A folder without the labels of the split is refused, naming what is missing.
+  const folder = await mkdtemp(join(tmpdir(), "quire-beir-"));
+  await mkdir(join(folder, "mini"));
+  await writeFile(join(folder, "mini", "corpus.jsonl"), '{"_id": "d1", "title": "Tides", "text": "The Moon raises the tides."}\n');
+  await writeFile(join(folder, "mini", "queries.jsonl"), '{"_id": "q1", "text": "What raises the tides?"}\n');
+  await page.setInputFiles("#eval-folder", join(folder, "mini"));
+  await page.waitForFunction(() => document.querySelector("#eval-dataset")?.textContent === "Dataset: mini (2 files)");
+  await page.click("#run-eval");
+  await page.waitForSelector("#eval-error");
+  assert.match(await page.textContent("#eval-error"), /^qrels\/test\.tsv: not in the folder/);
+  await rm(folder, { recursive: true, force: true });
+  assert.deepEqual(errors, []);
+  await page.close();
 });

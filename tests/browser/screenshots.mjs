@@ -1,0 +1,39 @@
+// The README's screenshots, taken from the release build as a user would see each view:
+//   trunk build --release && node tests/browser/screenshots.mjs docs/screenshots
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { serveDist, launchBrowser } from "./harness.mjs";
+
+const out = resolve(process.argv[2] ?? "docs/screenshots");
+await mkdir(out, { recursive: true });
+const server = await serveDist();
+const browser = await launchBrowser();
+try {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1100, height: 900 });
+  await page.goto(server.url);
+  await page.waitForSelector('#status[data-state="ready"]', { timeout: 300_000 });
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  const question = "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?";
+  await page.click(`#samples .sample >> text=${question}`);
+  await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, question);
+  await page.locator("main > section.panel").nth(1).screenshot({ path: join(out, "query.png") });
+  await page.click("#teaching-view summary");
+  await page.waitForSelector("#trace-graph .node");
+  await page.click("#zoom-reset");
+  await page.locator("#teaching-view").screenshot({ path: join(out, "teaching.png") });
+  await page.click("#results .result:first-child .label");
+  await page.waitForSelector("#outline .outline-chunk.focused");
+  await page.locator("#outline").screenshot({ path: join(out, "outline.png") });
+  await page.click("#run-eval");
+  await page.waitForSelector("#eval-table", { timeout: 300_000 });
+  await page.locator("#evaluation").screenshot({ path: join(out, "evaluation.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(out, "phone.png") });
+  console.log(`screenshots in ${out}`);
+} finally {
+  await browser.close();
+  await server.close();
+}
