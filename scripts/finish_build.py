@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Trunk's post-build hook: finishes the build in TRUNK_STAGING_DIR (or the folder given).
 
-0. A release build's wasm is optimised by Binaryen's wasm-opt (-O3), from npm (tools/wasm-opt): Debian's
-   binaryen 108 re-types wasm-bindgen's externref table, and Chromium then refuses the module. The preload
-   link's integrity hash is written again for the optimised file. QUIRE_WASM_OPT=0 skips it (quick local builds).
+0. With QUIRE_WASM_OPT set (to wasm-opt's flags, e.g. "-Oz"), a release build's wasm goes through Binaryen's
+   wasm-opt from npm (tools/wasm-opt; Debian's binaryen 108 re-types wasm-bindgen's externref table, and
+   Chromium then refuses the module), and the preload link's integrity hash is written again. Off by default:
+   every Binaryen pass measured, even a bare re-encode, made embedding slower (docs/BENCHMARKS.md, "The wasm
+   module"), and embedding speed is what the app spends its time on.
 1. The Content-Security-Policy: the page may run only its own scripts (the one inline loader Trunk writes is
    allowed by its sha256) and its own wasm, and may connect only to its own origin. It is a <meta> element, the
    first in <head>, so that it holds for a build served by any static server.
@@ -35,17 +37,19 @@ POLICY = (
 SERVICE_WORKER = "sw.js"
 
 
-def optimise_wasm(staging: Path) -> None:
+def optimise_wasm(staging: Path, flags: list) -> None:
+    if not WASM_OPT.is_file():
+        sys.exit(f"finish_build: QUIRE_WASM_OPT is set but {WASM_OPT} is missing (run scripts/setup.sh with it set)")
     index = staging / "index.html"
     html = index.read_text(encoding="utf-8")
     for wasm in staging.glob("*_bg.wasm"):
         before = wasm.stat().st_size
-        subprocess.run(["node", str(WASM_OPT), "-O3", *WASM_FEATURES, str(wasm), "-o", str(wasm)], check=True)
+        subprocess.run(["node", str(WASM_OPT), *flags, *WASM_FEATURES, str(wasm), "-o", str(wasm)], check=True)
         digest = base64.b64encode(hashlib.sha384(wasm.read_bytes()).digest()).decode()
         html = re.sub(
             rf'(href="/{re.escape(wasm.name)}"[^>]*integrity=")sha384-[^"]*"', rf'\g<1>sha384-{digest}"', html
         )
-        print(f"finish_build: wasm-opt -O3 {wasm.name}: {before / 1e6:.1f} MB -> {wasm.stat().st_size / 1e6:.1f} MB")
+        print(f"finish_build: wasm-opt {' '.join(flags)} {wasm.name}: {before / 1e6:.1f} MB -> {wasm.stat().st_size / 1e6:.1f} MB")
     index.write_text(html, encoding="utf-8")
 
 
@@ -82,8 +86,9 @@ def write_service_worker(staging: Path) -> None:
 
 def main() -> None:
     staging = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ["TRUNK_STAGING_DIR"])
-    if os.environ.get("TRUNK_PROFILE", "release") == "release" and os.environ.get("QUIRE_WASM_OPT", "1") != "0":
-        optimise_wasm(staging)
+    flags = os.environ.get("QUIRE_WASM_OPT", "").split()
+    if flags and os.environ.get("TRUNK_PROFILE", "release") == "release":
+        optimise_wasm(staging, flags)
     add_policy(staging / "index.html")
     write_service_worker(staging)
     print(f"finish_build: Content-Security-Policy and service worker written in {staging}")

@@ -37,8 +37,9 @@ grep -q "wasm_bindgen = \"${bindgen_version}\"" Trunk.toml \
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi
-# The release build's wasm-opt (scripts/finish_build.py): Binaryen from npm, which handles reference types.
-if [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then
+# wasm-opt for builds that ask for it (QUIRE_WASM_OPT, scripts/finish_build.py): Binaryen from npm, which
+# handles reference types.
+if [ -n "${QUIRE_WASM_OPT:-}" ] && [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then
   (cd tools/wasm-opt && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -7,7 +7,7 @@ import { serveDist, launchBrowser } from "./harness.mjs";
 
 const count = Number(process.argv[2] ?? 32);
 const workers = Number(process.argv[3] ?? 0);
-const server = await serveDist(resolve(import.meta.dirname, "../../dist-bench"));
+const server = await serveDist(resolve(import.meta.dirname, process.env.QUIRE_BENCH_DIST ?? "../../dist-bench"));
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
