@@ -341,7 +341,6 @@ async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
     let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1))?;
     let index = evaluation_index(&request).await?;
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
-    let total = index.1.corpus.documents.len();
     with_engine(|engine| {
         let index = &index.1;
         let dataset = labels.label(&request.dataset, &request.split, &crate::eval::indexed_document_ids(index))?;
@@ -350,16 +349,10 @@ async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
             let current = Some(method.name());
             send_progress(Progress { step: Step::Evaluate, done, total: questions, rate: None, current });
         };
-        let report = crate::eval::evaluate(index, &engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)
-            .map_err(|e| e.to_string())?;
-        let summary = format!(
-            "{} ({} split): {questions} questions over {total} documents, {} chunks; document score = best score of its chunks",
-            report.dataset,
-            report.split,
-            index.corpus.chunks.len()
-        );
-        let table = report.table();
-        Ok(Evaluation { summary, table, warnings: report.warnings })
+        let report =
+            crate::eval::evaluate(index, &engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)
+                .map_err(|e| e.to_string())?;
+        Ok(Evaluation { summary: report.summary(index), table: report.table(), warnings: report.warnings })
     })
     .and_then(|evaluated| {
         with_engine(|engine| engine.evaluated = Some(index))?;

@@ -275,15 +275,7 @@ fn print_report(report: &EvalReport, index: &IndexedCorpus) {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
-    println!(
-        "\n{} ({} split): {} questions over {} documents, {} chunks; {}",
-        report.dataset,
-        report.split,
-        report.queries.len(),
-        index.corpus.documents.len(),
-        index.corpus.chunks.len(),
-        report.document_score
-    );
+    println!("\n{}", report.summary(index));
     print_table(&report.table());
     println!(
         "(query embedding: {:.1} ms/query, not included in ms/query above)",

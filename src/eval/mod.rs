@@ -103,6 +103,19 @@ impl EvalReport {
             .collect()
     }
 
+    /// What was measured, over what: `scifact (test split): 300 questions over 5183 documents, …`.
+    pub fn summary(&self, index: &IndexedCorpus) -> String {
+        format!(
+            "{} ({} split): {} questions over {} documents, {} chunks; {}",
+            self.dataset,
+            self.split,
+            self.queries.len(),
+            index.corpus.documents.len(),
+            index.corpus.chunks.len(),
+            self.document_score
+        )
+    }
+
     pub fn table(&self) -> Table {
         let f1 = self.f1_cutoffs();
         let mut header = vec!["retriever".to_string()];
