@@ -13,7 +13,7 @@ use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 use crate::embed::TextEmbedder;
 use crate::store::IndexBuilder;
 
-use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, to_js};
+use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, post_to_parent, to_js};
 use super::worker::load_embedder;
 
 /// Texts per job: the embedder's own batch size, so one job is one inference call.
@@ -179,12 +179,7 @@ impl Drop for Pool {
 /// A pool worker's life: load the model, say so, then embed each job it is sent.
 pub fn serve_embedding() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let answer = move |message: &FromEmbedder| {
-        let (bytes, transfer) = to_js(message);
-        let _ = js_sys::global()
-            .unchecked_into::<DedicatedWorkerGlobalScope>()
-            .post_message_with_transfer(&bytes, &transfer);
-    };
+    let answer = |message: &FromEmbedder| post_to_parent(message);
     spawn_local(async move {
         let embedder = match load_embedder(false).await {
             Ok(embedder) => embedder,

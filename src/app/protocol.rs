@@ -207,6 +207,15 @@ pub fn to_js<T: Serialize>(message: &T) -> (js_sys::Uint8Array, js_sys::Array) {
     (bytes, transfer)
 }
 
+/// Posts `message` from a worker to whoever started it (the page, or the engine worker for its pool).
+pub fn post_to_parent<T: Serialize>(message: &T) {
+    use wasm_bindgen::JsCast;
+    let (bytes, transfer) = to_js(message);
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // Fails only when the parent is gone, and then there is no one to tell.
+    let _ = scope.post_message_with_transfer(&bytes, &transfer);
+}
+
 pub fn from_js<T: DeserializeOwned>(event: &web_sys::MessageEvent) -> Result<T, String> {
     decode(&js_sys::Uint8Array::new(&event.data()).to_vec())
 }

@@ -200,7 +200,7 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
         view_box.set(moved);
     };
 
-    let positions = layout.positions.clone();
+    let positions = &layout.positions;
     let edges = graph
         .edges
         .iter()

@@ -24,7 +24,7 @@ use super::browser;
 use super::pool::Pool;
 use super::protocol::{
     Answer, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request, ResultRow, Step,
-    ToEngine, from_js, to_js,
+    ToEngine, from_js, post_to_parent,
 };
 
 pub const MODEL_URL: &str = "models/model.onnx";
@@ -56,8 +56,7 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(message: &FromEngine) {
-    let (bytes, transfer) = to_js(message);
-    let _ = scope().post_message_with_transfer(&bytes, &transfer);
+    post_to_parent(message);
 }
 
 fn send_progress(progress: Progress) {
@@ -200,9 +199,7 @@ async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, St
         return Ok(cancelled(outcome));
     }
     outcome.embedded = builder.embedded();
-    send_progress(Progress { step: Step::Build, done: 0, total: 0, rate: None, current: None });
-    browser::next_tick().await;
-    let index = builder.finish();
+    let index = build(builder).await;
     let shown = state(&index);
     with_engine(|engine| engine.index = Some(index))?;
     outcome.seconds = (browser::now_ms() - started) / 1000.0;
@@ -393,9 +390,14 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
     if !embed(&mut builder).await? {
         return Err("the evaluation was cancelled".into());
     }
+    Ok((key, build(builder).await))
+}
+
+/// The graphs and indexes of an embedded corpus, the page told first (this step has no count to report).
+async fn build(builder: IndexBuilder) -> IndexedCorpus {
     send_progress(Progress { step: Step::Build, done: 0, total: 0, rate: None, current: None });
     browser::next_tick().await;
-    Ok((key, builder.finish()))
+    builder.finish()
 }
 
 /// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
