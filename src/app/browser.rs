@@ -81,6 +81,70 @@ pub fn upload_path(file: &web_sys::File) -> String {
         .unwrap_or_else(|| file.name())
 }
 
+/// What a drop holds, taken while the drop event runs (its items are gone once it returns): one entry per
+/// dropped file or folder; `None` where some dropped file has no entry (no entries API, or a drop made by
+/// a script), so that the drop's plain file list is read instead.
+pub fn dropped_entries(transfer: &web_sys::DataTransfer) -> Option<Vec<web_sys::FileSystemEntry>> {
+    let items = transfer.items();
+    (0..items.length())
+        .filter_map(|i| items.get(i))
+        .filter(|item| item.kind() == "file")
+        .map(|item| item.webkit_get_as_entry().ok().flatten())
+        .collect()
+}
+
+/// A callback-style API (`success`, `error`) as a future.
+async fn called_back(
+    start: impl FnOnce(&js_sys::Function, &js_sys::Function) -> Result<(), JsValue>,
+) -> Result<JsValue, String> {
+    let mut start = Some(start);
+    let promise = Promise::new(&mut |resolve, reject| {
+        if let Some(Err(error)) = start.take().map(|start| start(&resolve, &reject)) {
+            let _ = reject.call1(&JsValue::NULL, &error);
+        }
+    });
+    JsFuture::from(promise).await.map_err(describe)
+}
+
+/// Every file under the dropped `entries`, folders walked to the bottom, each with its path from the
+/// dropped item on (`notes/moon.md` for a dropped folder `notes`), as a folder picker names them; entries
+/// that cannot be read are reported by path in the second list.
+pub async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> (Vec<(String, web_sys::File)>, Vec<String>) {
+    let (mut files, mut unreadable) = (Vec::new(), Vec::new());
+    let mut pending = entries;
+    while let Some(entry) = pending.pop() {
+        let path = entry.full_path().trim_start_matches('/').to_string();
+        if entry.is_directory() {
+            let reader = entry.unchecked_into::<web_sys::FileSystemDirectoryEntry>().create_reader();
+            // A reader hands out a folder's entries in batches until it returns an empty one.
+            loop {
+                let batch = called_back(|ok, error| reader.read_entries_with_callback_and_callback(ok, error)).await;
+                match batch.map(|value| value.unchecked_into::<js_sys::Array>()) {
+                    Ok(batch) if batch.length() > 0 => pending.extend(batch.iter().map(JsCast::unchecked_into)),
+                    Ok(_) => break,
+                    Err(reason) => {
+                        unreadable.push(format!("{path}: {reason}"));
+                        break;
+                    }
+                }
+            }
+        } else {
+            let file_entry = entry.unchecked_into::<web_sys::FileSystemFileEntry>();
+            match called_back(|ok, error| {
+                file_entry.file_with_callback_and_callback(ok, error);
+                Ok(())
+            })
+            .await
+            {
+                Ok(file) => files.push((path, file.unchecked_into())),
+                Err(reason) => unreadable.push(format!("{path}: {reason}")),
+            }
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    (files, unreadable)
+}
+
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{}: {}", file.name(), describe(e)))?;
     Ok(Uint8Array::new(&buffer).to_vec())

@@ -10,6 +10,7 @@ use futures_channel::oneshot;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
+use crate::graph::overview::Overview;
 use crate::store::DocumentOutline;
 
 use super::browser::describe;
@@ -223,6 +224,15 @@ pub async fn export() -> Result<Vec<u8>, Failure> {
 pub async fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, Failure> {
     call_for(Request::Outline { source: source.into(), query }, |reply| match reply {
         Reply::Outline(outline) => Some(outline),
+        _ => None,
+    })
+    .await
+}
+
+/// The corpus graph laid out, at most `max_nodes` nodes of it.
+pub async fn overview(max_nodes: usize) -> Result<Overview, Failure> {
+    call_for(Request::Overview { max_nodes }, |reply| match reply {
+        Reply::Overview(overview) => Some(overview),
         _ => None,
     })
     .await

@@ -10,7 +10,7 @@ use crate::retrieve::{LEARNED, Retriever};
 
 use super::engine::{self, Failure};
 use super::protocol::{Evaluation, FileBytes, Request};
-use super::{Phase, browser, describe_progress, read_picked};
+use super::{Phase, browser, describe_progress, picked_files, read_picked};
 
 /// The bundled dataset, as `scripts/build_demos.sh` lays it out in the build.
 const BUNDLED: &str = "scifact-subset";
@@ -86,7 +86,7 @@ where
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(list) = input.files() else { return };
         spawn_local(async move {
-            let (files, unreadable) = read_picked(list).await;
+            let (files, unreadable) = read_picked(picked_files(&list)).await;
             if !unreadable.is_empty() {
                 return result.set(Some(Err(unreadable.join("; "))));
             }

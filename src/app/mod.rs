@@ -5,6 +5,8 @@
 //! the engine; nothing here ranks or scores.
 
 mod browser;
+mod canvas;
+mod corpus_graph;
 mod demo;
 mod engine;
 mod evaluation;
@@ -140,11 +142,15 @@ fn chosen_method(retrievers: &[Retriever], fusion: FusionChoice) -> Option<Metho
     }
 }
 
-/// Turns a file list from a picker or a drop into the engine's files, each known by its path inside a picked
-/// folder (or its name); a file the browser cannot read is reported in the second list.
-async fn read_picked(list: web_sys::FileList) -> (Vec<FileBytes>, Vec<String>) {
-    let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
-    let mut paths: Vec<String> = picked.iter().map(browser::upload_path).collect();
+/// A picker's files, each with its path inside a picked folder (or its name).
+fn picked_files(list: &web_sys::FileList) -> Vec<(String, web_sys::File)> {
+    (0..list.length()).filter_map(|i| list.get(i)).map(|file| (browser::upload_path(&file), file)).collect()
+}
+
+/// Turns picked or dropped files into the engine's files; a file the browser cannot read is reported in the
+/// second list.
+async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes>, Vec<String>) {
+    let (mut paths, picked): (Vec<String>, Vec<web_sys::File>) = picked.into_iter().unzip();
     crate::corpus::path::disambiguate(&mut paths);
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
@@ -368,9 +374,10 @@ fn App() -> impl IntoView {
         });
     };
 
-    let add_picked = move |list: web_sys::FileList| {
+    let add_picked = move |picked: Vec<(String, web_sys::File)>, mut unreadable: Vec<String>| {
         spawn_local(async move {
-            let (files, unreadable) = read_picked(list).await;
+            let (files, unread) = read_picked(picked).await;
+            unreadable.extend(unread);
             notice.set((!unreadable.is_empty()).then(|| unreadable.join("; ")));
             update_index(files, Vec::new()).await;
         });
@@ -378,18 +385,28 @@ fn App() -> impl IntoView {
     let on_files = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(list) = input.files() {
-            add_picked(list);
+            add_picked(picked_files(&list), Vec::new());
         }
     };
     let dragging = RwSignal::new(false);
+    // A drop may hold folders: walked through the entries API, with a drop's plain file list where a
+    // browser has none.
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        if matches!(phase.get_untracked(), Phase::Ready)
-            && let Some(list) = ev.data_transfer().and_then(|transfer| transfer.files())
-        {
-            add_picked(list);
-        }
+        let Some(transfer) = ev.data_transfer().filter(|_| matches!(phase.get_untracked(), Phase::Ready)) else {
+            return;
+        };
+        let Some(entries) = browser::dropped_entries(&transfer) else {
+            if let Some(list) = transfer.files() {
+                add_picked(picked_files(&list), Vec::new());
+            }
+            return;
+        };
+        spawn_local(async move {
+            let (picked, unreadable) = browser::walk_entries(entries).await;
+            add_picked(picked, unreadable);
+        });
     };
     let ready = move || matches!(phase.get(), Phase::Ready);
     let on_import = move |ev: leptos::ev::Event| {
@@ -460,7 +477,7 @@ fn App() -> impl IntoView {
                     on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
                     on:dragleave=move |_| dragging.set(false)
                     on:drop=on_drop>
-                    <p>"Drop documents here (md, txt, html, pdf, csv, tsv, jsonl), or add them:"</p>
+                    <p>"Drop documents or folders here (md, txt, html, pdf, csv, tsv, jsonl), or add them:"</p>
                     <label for="files">"files "</label>
                     <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
                     <label for="folder">" a folder "</label>
@@ -490,6 +507,7 @@ fn App() -> impl IntoView {
                 <Results answer=answer answered=answered open_outline=open_outline />
             </section>
             <OutlineView outline=outline />
+            <corpus_graph::CorpusGraph summary=summary open_outline=open_outline />
             <evaluation::EvaluationView phase=phase recover=recover />
             <Stats summary=summary />
             {move || bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::eval::Table;
+use crate::graph::overview::Overview;
 use crate::retrieve::Trace;
 use crate::retrieve::trace::TraceGraph;
 use crate::store::{CorpusSummary, DocumentOutline};
@@ -37,6 +38,8 @@ pub enum Request {
     Export,
     /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
     Outline { source: String, query: Option<String> },
+    /// The whole corpus graph laid out for drawing, at most `max_nodes` nodes of it.
+    Overview { max_nodes: usize },
     /// Measures `methods` on a BEIR-layout dataset: its questions and labels from `files` (found by name:
     /// `queries.jsonl`, `qrels/<split>.tsv`, each optionally gzipped), its corpus from `snapshot` when given
     /// (prebuilt), else indexed from `corpus.jsonl` in `files`. Every metric at each of `cutoffs`.
@@ -88,6 +91,7 @@ pub enum Reply {
     Answer(Answer),
     Snapshot(#[serde(with = "serde_bytes")] Vec<u8>),
     Outline(DocumentOutline),
+    Overview(Overview),
     Evaluation(Evaluation),
     #[cfg(feature = "bench")]
     Benchmark(String),

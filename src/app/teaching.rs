@@ -1,7 +1,7 @@
 //! The teaching view: a query's trace drawn as a graph in seed 000's colours (chunks green, sections and
 //! positional edges blue, entities and semantic edges red) and stepped through, stage by stage: the question,
 //! each retriever's seeds, its expansions, its results, the fusion, the final context. Play, pause and step;
-//! drag to pan, wheel or the buttons to zoom, click a node to see what it is. One lane per retriever.
+//! pan and zoom (`canvas.rs`), click a node to see what it is. One lane per retriever.
 //!
 //! Only layout and drawing live here: the graph itself is the engine's (`Trace::graph`).
 
@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::canvas::{Canvas, short};
 use crate::retrieve::trace::{EdgeKind, GraphNode, NodeKind, Stage, TraceGraph};
 
 const COLUMN_WIDTH: f64 = 250.0;
@@ -101,22 +102,6 @@ fn kind_name(node: &GraphNode) -> &'static str {
     }
 }
 
-fn short(label: &str) -> String {
-    if label.chars().count() <= LABEL_CHARS {
-        return label.to_string();
-    }
-    let kept: String = label.chars().take(LABEL_CHARS - 1).collect();
-    format!("{kept}…")
-}
-
-/// The visible part of the drawing: x, y, width, height in its own units.
-type ViewBox = (f64, f64, f64, f64);
-
-fn zoom(view: ViewBox, factor: f64, (cx, cy): (f64, f64)) -> ViewBox {
-    let (x, y, w, h) = view;
-    (cx - (cx - x) * factor, cy - (cy - y) * factor, w * factor, h * factor)
-}
-
 #[component]
 pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
     let layout = lay_out(&graph);
@@ -125,9 +110,7 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
     let stage = RwSignal::new(last);
     let playing = RwSignal::new(false);
     let selected = RwSignal::new(None::<usize>);
-    let full: ViewBox = (0.0, 0.0, layout.width, layout.height);
-    let view_box = RwSignal::new(full);
-    let drag = StoredValue::new(None::<(f64, f64, ViewBox)>);
+    let view_box = RwSignal::new((0.0, 0.0, layout.width, layout.height));
     let timer = StoredValue::new(None::<IntervalHandle>);
 
     let stop = move || {
@@ -158,48 +141,6 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
     on_cleanup(stop);
 
     let stage_of = move |s: usize| Stage::ALL[s.min(last)];
-    let svg_point = move |event: &web_sys::MouseEvent| {
-        let target: web_sys::Element = event_target(event);
-        let svg = target.closest("svg").ok().flatten().unwrap_or(target);
-        let rect = svg.get_bounding_client_rect();
-        let (x, y, w, h) = view_box.get_untracked();
-        let fx = (event.client_x() as f64 - rect.left()) / rect.width().max(1.0);
-        let fy = (event.client_y() as f64 - rect.top()) / rect.height().max(1.0);
-        ((x + fx * w, y + fy * h), rect.width().max(1.0), rect.height().max(1.0))
-    };
-    let on_wheel = move |event: web_sys::WheelEvent| {
-        event.prevent_default();
-        let (point, ..) = svg_point(&event);
-        let factor = if event.delta_y() > 0.0 { 1.2 } else { 1.0 / 1.2 };
-        view_box.update(|view| *view = zoom(*view, factor, point));
-    };
-    let on_pointer_down = move |event: web_sys::PointerEvent| {
-        drag.set_value(Some((event.client_x() as f64, event.client_y() as f64, view_box.get_untracked())));
-    };
-    let on_pointer_move = move |event: web_sys::PointerEvent| {
-        let Some((start_x, start_y, (x, y, w, h))) = drag.get_value() else { return };
-        let (_, width, height) = svg_point(&event);
-        let dx = (event.client_x() as f64 - start_x) / width * w;
-        let dy = (event.client_y() as f64 - start_y) / height * h;
-        view_box.set((x - dx, y - dy, w, h));
-    };
-    let end_drag = move |_| drag.set_value(None);
-    let on_key = move |event: web_sys::KeyboardEvent| {
-        let (x, y, w, h) = view_box.get_untracked();
-        let centre = (x + w / 2.0, y + h / 2.0);
-        let moved = match event.key().as_str() {
-            "+" | "=" => zoom((x, y, w, h), 1.0 / 1.2, centre),
-            "-" => zoom((x, y, w, h), 1.2, centre),
-            "ArrowLeft" => (x - w * 0.1, y, w, h),
-            "ArrowRight" => (x + w * 0.1, y, w, h),
-            "ArrowUp" => (x, y - h * 0.1, w, h),
-            "ArrowDown" => (x, y + h * 0.1, w, h),
-            _ => return,
-        };
-        event.prevent_default();
-        view_box.set(moved);
-    };
-
     let positions = &layout.positions;
     let edges = graph
         .edges
@@ -228,7 +169,7 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
                     transform=format!("translate({x} {y})")
                     on:click=move |_| selected.set(Some(index))>
                     <circle r="8" />
-                    <text x="12" y="4">{short(&node.label)}</text>
+                    <text x="12" y="4">{short(&node.label, LABEL_CHARS)}</text>
                 </g>
             }
         })
@@ -265,21 +206,13 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
                 <span id="stage" aria-live="polite" data-stage=move || stage.get().to_string()>
                     {move || format!("{} / {}: {}", stage.get() + 1, last + 1, stage_of(stage.get()).name())}
                 </span>
-                <button type="button" id="zoom-in" aria-label="Zoom in"
-                    on:click=move |_| view_box.update(|v| *v = zoom(*v, 1.0 / 1.2, (v.0 + v.2 / 2.0, v.1 + v.3 / 2.0)))>"+"</button>
-                <button type="button" id="zoom-out" aria-label="Zoom out"
-                    on:click=move |_| view_box.update(|v| *v = zoom(*v, 1.2, (v.0 + v.2 / 2.0, v.1 + v.3 / 2.0)))>"−"</button>
-                <button type="button" id="zoom-reset" on:click=move |_| view_box.set(full)>"Fit"</button>
             </div>
-            <svg id="trace-graph" role="img" tabindex="0"
-                aria-label="The retrieval drawn as a graph: drag to pan, wheel or + and − to zoom, arrow keys to move"
-                viewBox=move || { let (x, y, w, h) = view_box.get(); format!("{x} {y} {w} {h}") }
-                on:wheel=on_wheel on:pointerdown=on_pointer_down on:pointermove=on_pointer_move
-                on:pointerup=end_drag on:pointerleave=end_drag on:keydown=on_key>
+            <Canvas id="trace-graph" view_box=view_box width=layout.width height=layout.height
+                label="The retrieval drawn as a graph: drag to pan, wheel or + and − to zoom, arrow keys to move">
                 <g class="lanes">{lane_labels}</g>
                 <g class="edges">{edges}</g>
                 <g class="nodes">{nodes}</g>
-            </svg>
+            </Canvas>
             <p id="selected-node" aria-live="polite">{move || details().unwrap_or_else(|| "Click a node to see what it is.".into())}</p>
             <p class="legend">
                 <span class="key chunk">"chunk"</span>

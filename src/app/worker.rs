@@ -16,6 +16,7 @@ use crate::corpus::{IngestReport, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::eval::dataset::Labels;
 use crate::eval::{EvalSettings, MetricKind};
+use crate::graph::overview::Overview;
 use crate::retrieve::fusion::describe_ranks;
 use crate::retrieve::{Method, Query, Trace};
 use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
@@ -144,6 +145,9 @@ async fn handle(request: Request) -> Result<Reply, String> {
                 .ok_or_else(|| format!("{source} is not in the index"))
         })
         .map(Reply::Outline),
+        Request::Overview { max_nodes } => {
+            with_index(|_, index| Ok(Reply::Overview(Overview::build(&index.corpus, &index.chunk_graph, max_nodes))))
+        }
         Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs } => {
             let request = EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
             evaluate(request).await.map(Reply::Evaluation)

@@ -5,6 +5,7 @@
 //! Seed 004's chunk graph and its communities, which need the chunk vectors, live in [`chunks`].
 
 pub mod chunks;
+pub mod overview;
 
 use std::collections::{BTreeMap, HashSet};
 

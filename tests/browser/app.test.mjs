@@ -7,7 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST, serveDist, launchBrowser, watchErrors } from "./harness.mjs";
+import { DIST, serveDist, launchBrowser, watchErrors, inputToFrameTimes, percentile } from "./harness.mjs";
 
 /// The native CLI the test command built (it also built the demo indexes the app opens).
 const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
@@ -299,7 +299,7 @@ test("nothing leaves the tab: every request while loading, opening demos, indexi
   await page.close();
 });
 
-test("a whole folder is added by its picker, and dropped files like picked ones", async () => {
+test("a whole folder is added by its picker or by dropping it, and dropped files like picked ones", async () => {
   const { page, errors } = await openApp();
   const folder = await mkdtemp(join(tmpdir(), "quire-folder-"));
   await mkdir(join(folder, "notes", "outer"), { recursive: true });
@@ -320,6 +320,24 @@ test("a whole folder is added by its picker, and dropped files like picked ones"
   await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("9 documents"));
   const results = await search(page, "Which dwarf planet has a heart-shaped glacier?");
   assert.match(results[0].label, /^Pluto › /);
+
+  // A folder dropped from the desktop: Chromium's own drag and drop (through DevTools), so the page gets the
+  // folder's file-system entries as it would from a file manager, and walks them.
+  const desktop = await mkdtemp(join(tmpdir(), "quire-drop-"));
+  await mkdir(join(desktop, "moons", "outer"), { recursive: true });
+  await writeFile(join(desktop, "moons", "titan.md"), "# Titan\n\nTitan has lakes and seas of liquid methane.\n");
+  await writeFile(join(desktop, "moons", "outer", "triton.txt"), "Triton orbits Neptune backwards, against its spin.\n");
+  const devtools = await page.context().newCDPSession(page);
+  const zone = await page.locator("#drop-zone").boundingBox();
+  const at = { x: zone.x + zone.width / 2, y: zone.y + zone.height / 2 };
+  const data = { items: [], files: [join(desktop, "moons")], dragOperationsMask: 1 };
+  for (const type of ["dragEnter", "dragOver", "drop"]) await devtools.send("Input.dispatchDragEvent", { type, ...at, data });
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("11 documents"));
+  const all = await page.$$eval("#documents li", (items) => items.map((li) => li.dataset.source));
+  assert.ok(all.includes("moons/titan.md") && all.includes("moons/outer/triton.txt"), JSON.stringify(all));
+  const moons = await search(page, "Which moon has seas of methane?");
+  assert.match(moons[0].label, /^Titan › /);
+  await rm(desktop, { recursive: true, force: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -448,7 +466,7 @@ test("the teaching view steps through the retrieval as a graph in seed 000's col
   assert.match(await page.textContent("#selected-node"), /^chunk: .+ › #\d+ · /);
   const viewBox = () => page.getAttribute("#trace-graph", "viewBox");
   const before = await viewBox();
-  await page.click("#zoom-in");
+  await page.click("#teaching-view .zoom-in");
   const zoomed = await viewBox();
   assert.notEqual(zoomed, before);
   const box = await page.locator("#trace-graph").boundingBox();
@@ -459,6 +477,61 @@ test("the teaching view steps through the retrieval as a graph in seed 000's col
   assert.notEqual(await viewBox(), zoomed);
   const shot = await page.locator("#trace-graph").screenshot();
   assert.ok(shot.length > 8000, `the drawing looks blank (${shot.length} bytes of PNG)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the whole corpus is drawn as a graph you can pan, zoom and select, and a chunk opens in the outline", async () => {
+  const { page, errors } = await openApp();
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  await page.click("#corpus-graph summary");
+  await page.waitForSelector("#corpus-graph-drawing .node");
+  assert.match(await page.textContent("#corpus-graph-status"), /^400 pages · 435 chunks · \d+ edges$/);
+  const count = (selector) => page.$$eval(selector, (found) => found.length);
+  assert.equal(await count("#corpus-graph-drawing .node.page"), 400);
+  assert.equal(await count("#corpus-graph-drawing .node.chunk"), 435);
+  assert.ok(await count("#corpus-graph-drawing .edge.semantic") > 100, "the pages' citations are drawn");
+  const fill = (kind) => page.$eval(`#corpus-graph-drawing .node.${kind} circle`, (c) => getComputedStyle(c).fill);
+  assert.notEqual(await fill("chunk"), await fill("page"));
+
+  // Page labels from the start; chunk labels once zoomed in.
+  const labelShown = (kind) => page.$eval(`#corpus-graph-drawing .node.${kind} text`, (t) => getComputedStyle(t).display !== "none");
+  assert.ok(await labelShown("page"));
+  assert.ok(!(await labelShown("chunk")));
+  const svg = page.locator("#corpus-graph-drawing");
+  const viewBox = () => svg.getAttribute("viewBox");
+  const before = await viewBox();
+  for (let i = 0; i < 6; i++) await page.click("#corpus-graph .zoom-in");
+  assert.ok(await labelShown("chunk"));
+  await svg.scrollIntoViewIfNeeded();
+  const box = await svg.boundingBox();
+  const zoomed = await viewBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, 300);
+  await page.waitForFunction((zoomed) => document.querySelector("#corpus-graph-drawing").getAttribute("viewBox") !== zoomed, zoomed);
+  await page.click("#corpus-graph .zoom-reset");
+  assert.equal(await viewBox(), before);
+
+  // Pan and zoom at this size stay quick: the time from each input to the next painted frame.
+  const frames = await inputToFrameTimes(page, "#corpus-graph-drawing", 20);
+  console.log(`corpus graph, 835 nodes: input to painted frame p50 ${percentile(frames, 0.5).toFixed(1)} ms, max ${frames.at(-1).toFixed(1)} ms`);
+
+  // Select a chunk, then open it where it is in its document.
+  await page.click("#corpus-graph-drawing .node.chunk >> nth=3", { force: true });
+  const described = await page.textContent("#corpus-node");
+  assert.match(described, /^chunk: .+ › #\d+ · .+Open in the outline$/);
+  assert.equal(await count("#corpus-graph-drawing .selection-ring"), 1);
+  await page.click("#corpus-node-open");
+  await page.waitForSelector("#outline .outline-chunk.focused");
+  const focused = await page.textContent("#outline .outline-chunk.focused .label");
+  assert.ok(described.startsWith(`chunk: ${focused}`), `${described} / ${focused}`);
+  const shot = await svg.screenshot();
+  assert.ok(shot.length > 8000, `the drawing looks blank (${shot.length} bytes of PNG)`);
+
+  // A new index is drawn again.
+  await page.click('button[data-demo="planets"]');
+  await page.waitForFunction(() => /^6 pages · 17 sections · 9 entities/.test(document.querySelector("#corpus-graph-status")?.textContent));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -47,3 +47,32 @@ export function watchErrors(page) {
   page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
   return errors;
 }
+
+// Time from each of `count` inputs on the drawing `selector` (alternating wheel zooms, then drags by pointer)
+// to the next painted frame, in ms, sorted: what a user feels when moving a large graph.
+export async function inputToFrameTimes(page, selector, count) {
+  return page.evaluate(async ({ selector, count }) => {
+    const svg = document.querySelector(selector);
+    const rect = svg.getBoundingClientRect();
+    const at = { clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, bubbles: true, cancelable: true };
+    const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+    const times = [];
+    const timed = async (input) => {
+      const start = performance.now();
+      input();
+      await painted();
+      times.push(performance.now() - start);
+    };
+    for (let i = 0; i < count / 2; i++) {
+      await timed(() => svg.dispatchEvent(new WheelEvent("wheel", { ...at, deltaY: i % 2 ? 100 : -100 })));
+    }
+    svg.dispatchEvent(new PointerEvent("pointerdown", at));
+    for (let i = 0; i < count / 2; i++) {
+      await timed(() => svg.dispatchEvent(new PointerEvent("pointermove", { ...at, clientX: at.clientX - 5 * (i + 1) })));
+    }
+    svg.dispatchEvent(new PointerEvent("pointerup", at));
+    return times.sort((a, b) => a - b);
+  }, { selector, count });
+}
+
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];

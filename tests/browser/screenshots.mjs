@@ -21,11 +21,14 @@ try {
   await page.locator("main > section.panel").nth(1).screenshot({ path: join(out, "query.png") });
   await page.click("#teaching-view summary");
   await page.waitForSelector("#trace-graph .node");
-  await page.click("#zoom-reset");
+  await page.click("#teaching-view .zoom-reset");
   await page.locator("#teaching-view").screenshot({ path: join(out, "teaching.png") });
   await page.click("#results .result:first-child .label");
   await page.waitForSelector("#outline .outline-chunk.focused");
   await page.locator("#outline").screenshot({ path: join(out, "outline.png") });
+  await page.click("#corpus-graph summary");
+  await page.waitForSelector("#corpus-graph-drawing .node");
+  await page.locator("#corpus-graph").screenshot({ path: join(out, "corpus-graph.png") });
   await page.click("#run-eval");
   await page.waitForSelector("#eval-table", { timeout: 300_000 });
   await page.locator("#evaluation").screenshot({ path: join(out, "evaluation.png") });

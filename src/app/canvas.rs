@@ -1,0 +1,101 @@
+//! A drawing the user moves around: drag or arrow keys to pan, the wheel, `+`/`−` or the buttons to zoom,
+//! Fit to see all of it. Shared by the teaching view and the corpus graph; moving only rewrites the SVG's
+//! `viewBox`, so no node is touched and thousands of them stay cheap to move.
+
+use leptos::prelude::*;
+
+/// The visible part of a drawing: x, y, width, height in its own units.
+pub type ViewBox = (f64, f64, f64, f64);
+
+const ZOOM_STEP: f64 = 1.2;
+
+fn zoom(view: ViewBox, factor: f64, (cx, cy): (f64, f64)) -> ViewBox {
+    let (x, y, w, h) = view;
+    (cx - (cx - x) * factor, cy - (cy - y) * factor, w * factor, h * factor)
+}
+
+fn centre((x, y, w, h): ViewBox) -> (f64, f64) {
+    (x + w / 2.0, y + h / 2.0)
+}
+
+/// `label` cut to `chars` characters, with an ellipsis where it was cut.
+pub fn short(label: &str, chars: usize) -> String {
+    if label.chars().count() <= chars {
+        return label.to_string();
+    }
+    let kept: String = label.chars().take(chars.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// The drawing `children`, `width` × `height` units, in an `<svg id=id>` with zoom buttons above it.
+/// `view_box` is the caller's, so it can tell how far the user zoomed in.
+#[component]
+pub fn Canvas(
+    id: &'static str,
+    label: &'static str,
+    width: f64,
+    height: f64,
+    view_box: RwSignal<ViewBox>,
+    children: Children,
+) -> impl IntoView {
+    let full: ViewBox = (0.0, 0.0, width, height);
+    view_box.set(full);
+    let drag = StoredValue::new(None::<(f64, f64, ViewBox)>);
+
+    // Where a pointer is in the drawing's units, and the SVG's size on screen.
+    let svg_point = move |event: &web_sys::MouseEvent| {
+        let target: web_sys::Element = event_target(event);
+        let svg = target.closest("svg").ok().flatten().unwrap_or(target);
+        let rect = svg.get_bounding_client_rect();
+        let (x, y, w, h) = view_box.get_untracked();
+        let fx = (event.client_x() as f64 - rect.left()) / rect.width().max(1.0);
+        let fy = (event.client_y() as f64 - rect.top()) / rect.height().max(1.0);
+        ((x + fx * w, y + fy * h), rect.width().max(1.0), rect.height().max(1.0))
+    };
+    let on_wheel = move |event: web_sys::WheelEvent| {
+        event.prevent_default();
+        let (point, ..) = svg_point(&event);
+        let factor = if event.delta_y() > 0.0 { ZOOM_STEP } else { 1.0 / ZOOM_STEP };
+        view_box.update(|view| *view = zoom(*view, factor, point));
+    };
+    let on_pointer_down = move |event: web_sys::PointerEvent| {
+        drag.set_value(Some((event.client_x() as f64, event.client_y() as f64, view_box.get_untracked())));
+    };
+    let on_pointer_move = move |event: web_sys::PointerEvent| {
+        let Some((start_x, start_y, (x, y, w, h))) = drag.get_value() else { return };
+        let (_, width, height) = svg_point(&event);
+        let dx = (event.client_x() as f64 - start_x) / width * w;
+        let dy = (event.client_y() as f64 - start_y) / height * h;
+        view_box.set((x - dx, y - dy, w, h));
+    };
+    let end_drag = move |_| drag.set_value(None);
+    let on_key = move |event: web_sys::KeyboardEvent| {
+        let view @ (x, y, w, h) = view_box.get_untracked();
+        let moved = match event.key().as_str() {
+            "+" | "=" => zoom(view, 1.0 / ZOOM_STEP, centre(view)),
+            "-" => zoom(view, ZOOM_STEP, centre(view)),
+            "ArrowLeft" => (x - w * 0.1, y, w, h),
+            "ArrowRight" => (x + w * 0.1, y, w, h),
+            "ArrowUp" => (x, y - h * 0.1, w, h),
+            "ArrowDown" => (x, y + h * 0.1, w, h),
+            _ => return,
+        };
+        event.prevent_default();
+        view_box.set(moved);
+    };
+    let zoom_by = move |factor: f64| view_box.update(|view| *view = zoom(*view, factor, centre(*view)));
+
+    view! {
+        <div class="zoom-controls" role="group" aria-label="Zoom">
+            <button type="button" class="zoom-in" aria-label="Zoom in" on:click=move |_| zoom_by(1.0 / ZOOM_STEP)>"+"</button>
+            <button type="button" class="zoom-out" aria-label="Zoom out" on:click=move |_| zoom_by(ZOOM_STEP)>"−"</button>
+            <button type="button" class="zoom-reset" on:click=move |_| view_box.set(full)>"Fit"</button>
+        </div>
+        <svg id=id class="graph-canvas" role="img" tabindex="0" aria-label=label
+            viewBox=move || { let (x, y, w, h) = view_box.get(); format!("{x} {y} {w} {h}") }
+            on:wheel=on_wheel on:pointerdown=on_pointer_down on:pointermove=on_pointer_move
+            on:pointerup=end_drag on:pointerleave=end_drag on:keydown=on_key>
+            {children()}
+        </svg>
+    }
+}
