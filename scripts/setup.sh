@@ -52,3 +52,6 @@ if ! "$venv/bin/python" -c "import pytrec_eval" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytrec-eval-terrier==0.5.11
 fi
+
+# Real documents from Debian packages for tests/real_documents.rs.
+bash scripts/fetch_real_documents.sh

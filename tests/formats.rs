@@ -151,13 +151,19 @@ fn bad_files_fail_clearly_and_alone() {
     ];
     let report = corpus::ingest(&files, &settings);
     let good: Vec<&str> = report.documents.iter().map(|d| d.source.as_str()).collect();
-    assert_eq!(good, vec!["good.md", "also-good.txt"]);
+    assert_eq!(good, vec!["good.md", "latin1.txt", "also-good.txt"]);
+    // Not UTF-8 is not an error: the text is decoded in the encoding it most likely has, and the report says so.
+    assert_eq!(report.documents[1].text, "café");
+    assert!(
+        report.warnings.contains(&("latin1.txt".into(), "not UTF-8: read as windows-1252 (detected)".into())),
+        "{:?}",
+        report.warnings
+    );
     let errors: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
     // The PDF library's own wording follows the prefix; everything else is ours and exact.
     let expected = [
         ("empty.md: the file is empty", true),
         ("image.md: binary content where Markdown text was expected", true),
-        ("latin1.txt: not valid UTF-8 text (first invalid byte at offset 3)", true),
         ("huge.txt: the file is 1500 bytes, above the limit of 1000 bytes", true),
         (
             "archive.zip: unsupported file type `zip` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)",
@@ -312,5 +318,58 @@ fn deeply_nested_markup_parses_on_a_small_stack() {
         assert_eq!(doc.text, "Deep text", "{}", doc.source);
         let links: Vec<(&str, &str)> = doc.links.iter().map(|l| (l.target.as_str(), doc.slice(l.span))).collect();
         assert_eq!(links, vec![("bottom.html", "text")], "{}", doc.source);
+    }
+}
+
+#[test]
+fn identical_files_under_two_paths_are_indexed_once_and_reported() {
+    let notes = "# Moon\n\nThe Moon is Earth's only natural satellite.\n";
+    let files = vec![
+        SourceFile::new("notes/moon.md", notes),
+        SourceFile::new("backup/moon-copy.md", notes),
+        SourceFile::new("sun.md", "# Sun\n\nThe Sun is a star.\n"),
+    ];
+    let report = corpus::ingest(&files, &CorpusSettings::default());
+    let sources: Vec<&str> = report.documents.iter().map(|d| d.source.as_str()).collect();
+    assert_eq!(sources, vec!["notes/moon.md", "sun.md"]);
+    assert_eq!(
+        report.warnings,
+        vec![(
+            "backup/moon-copy.md".to_string(),
+            "the same content as notes/moon.md: indexed once, as notes/moon.md".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_page_without_a_title_or_h1_is_named_by_its_first_top_level_heading() {
+    let html = "<html><body><h2>Installing the widget</h2><p>Unpack it.</p><h3>On Debian</h3><p>Use apt.</p>\
+        <h2>Removing it</h2><p>Delete it.</p></body></html>";
+    assert_eq!(only_document("docs/page-7.html", html).title, "Installing the widget");
+    let markdown = "Some lead text.\n\n## Getting started\n\nRun it.\n";
+    assert_eq!(only_document("README.md", markdown).title, "Getting started");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn text_saved_as_utf16_reads_back_as_written(
+        words in "[A-Za-z0-9éèüßøÆ]{1,12}( [A-Za-z0-9éèüßøÆ]{1,12}){1,30}",
+        big_endian in any::<bool>(),
+        bom in any::<bool>(),
+    ) {
+        let units = words.encode_utf16();
+        let mut bytes: Vec<u8> = if big_endian {
+            units.flat_map(u16::to_be_bytes).collect()
+        } else {
+            units.flat_map(u16::to_le_bytes).collect()
+        };
+        if bom {
+            bytes.splice(0..0, if big_endian { [0xFE, 0xFF] } else { [0xFF, 0xFE] });
+        }
+        let parsed = parse_one("notes.txt", &bytes).unwrap();
+        prop_assert_eq!(&parsed.documents[0].text, &words);
+        prop_assert!(parsed.warnings[0].contains("UTF-16"), "{:?}", parsed.warnings);
     }
 }

@@ -213,13 +213,7 @@ fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> Inges
     for path in &files {
         bar.set_message(path.display().to_string());
         match std::fs::read(path) {
-            Ok(bytes) => {
-                let one =
-                    corpus::ingest(&[SourceFile::new(source_name(path, working_folder.as_deref()), bytes)], settings);
-                report.documents.extend(one.documents);
-                report.errors.extend(one.errors);
-                report.warnings.extend(one.warnings);
-            }
+            Ok(bytes) => report.add(&SourceFile::new(source_name(path, working_folder.as_deref()), bytes), settings),
             Err(e) => problems.push(format!("{}: {e}", path.display())),
         }
         bar.inc(1);

@@ -290,12 +290,15 @@ impl DocumentBuilder {
         self.blocks.is_empty() && self.open_block.is_none()
     }
 
-    /// The first level-1 heading, the conventional title of a Markdown or HTML page.
-    pub fn first_h1(&self) -> Option<String> {
-        self.blocks
-            .iter()
-            .find(|b| b.kind == BlockKind::Heading { level: 1 })
-            .map(|b| self.text[b.span.range()].to_string())
+    /// The first of the top-level headings: the conventional title of a Markdown or HTML page is its `h1`,
+    /// and a page that starts at `h2` is named by its first `h2`.
+    pub fn first_heading(&self) -> Option<String> {
+        let level = |b: &TextBlock| match b.kind {
+            BlockKind::Heading { level } => Some(level),
+            _ => None,
+        };
+        let top = self.blocks.iter().filter_map(level).min()?;
+        self.blocks.iter().find(|b| level(b) == Some(top)).map(|b| self.text[b.span.range()].to_string())
     }
 
     pub fn finish(
@@ -310,7 +313,7 @@ impl DocumentBuilder {
         let title = metadata
             .title
             .filter(|t| !t.trim().is_empty())
-            .or_else(|| self.first_h1())
+            .or_else(|| self.first_heading())
             .unwrap_or_else(|| fallback_title.to_string());
         Document {
             source,
@@ -385,7 +388,8 @@ mod tests {
         assert_eq!(doc.text, "Early life\n\nBorn in Ulm , Germany.");
         assert_eq!(doc.blocks.len(), 2);
         assert_eq!(doc.slice(doc.links[0].span), "Ulm");
-        assert_eq!(doc.title, "a");
+        // No title and no h1: the first top-level heading names the page before its file name does.
+        assert_eq!(doc.title, "Early life");
     }
 
     #[test]

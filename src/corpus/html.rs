@@ -131,6 +131,9 @@ impl Walker<'_> {
             return;
         }
         match name {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if is_credit(element) => {
+                self.block(element, BlockKind::Paragraph, stack)
+            }
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = name[1..].parse().unwrap_or(2);
                 self.block(element, BlockKind::Heading { level }, stack);
@@ -263,6 +266,13 @@ fn is_followable(href: &str) -> bool {
         || href.to_ascii_lowercase().starts_with("javascript:")
         || href.to_ascii_lowercase().starts_with("mailto:")
         || href.to_ascii_lowercase().starts_with("tel:"))
+}
+
+/// A title page's author, editor or subtitle set as a heading (DocBook's `<h3 class="author">`): a line of
+/// the title page, not the start of a section.
+fn is_credit(element: ElementRef) -> bool {
+    const CREDITS: &[&str] = &["author", "authorgroup", "editor", "othercredit", "corpauthor", "subtitle", "byline"];
+    element.value().classes().any(|class| CREDITS.contains(&class.to_ascii_lowercase().as_str()))
 }
 
 #[cfg(test)]

@@ -5,12 +5,13 @@
 mod build;
 pub mod chunking;
 pub mod document;
+mod encoding;
 mod entities;
 mod html;
 mod jsonl;
 mod markdown;
 pub mod path;
-mod pdf;
+pub mod pdf;
 mod table;
 mod text;
 
@@ -80,8 +81,6 @@ pub enum IngestFailure {
     TooLarge { bytes: usize, limit: usize },
     #[error("binary content where {format} text was expected")]
     Binary { format: &'static str },
-    #[error("not valid UTF-8 text (first invalid byte at offset {offset})")]
-    NotUtf8 { offset: usize },
     #[error("unsupported file type `{extension}` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)")]
     Unsupported { extension: String },
     #[error("{0}")]
@@ -119,6 +118,8 @@ pub struct IngestReport {
     pub errors: Vec<IngestError>,
     /// `(file, message)` pairs.
     pub warnings: Vec<(String, String)>,
+    /// Each document's content hash, and where it is in `documents`.
+    seen: std::collections::HashMap<[u8; 16], usize>,
 }
 
 /// Parses every file independently: one bad file never loses the others.
@@ -133,11 +134,25 @@ pub fn ingest(files: &[SourceFile], settings: &CorpusSettings) -> IngestReport {
 impl IngestReport {
     /// Parses one more file into the report (the browser's engine worker goes file by file, to report
     /// progress and to know which file a crash came from).
+    /// A document identical to one already read (the same bytes under another path) is reported and kept
+    /// once, so it is embedded once and never answers twice.
     pub fn add(&mut self, file: &SourceFile, settings: &CorpusSettings) {
         match parse_file(file, settings) {
             Ok(parsed) => {
-                self.documents.extend(parsed.documents);
                 self.warnings.extend(parsed.warnings.into_iter().map(|w| (file.path.clone(), w)));
+                for document in parsed.documents {
+                    match self.seen.get(&document.content_hash) {
+                        Some(&first) => {
+                            let first = &self.documents[first].source;
+                            let duplicate = format!("the same content as {first}: indexed once, as {first}");
+                            self.warnings.push((document.source, duplicate));
+                        }
+                        None => {
+                            self.seen.insert(document.content_hash, self.documents.len());
+                            self.documents.push(document);
+                        }
+                    }
+                }
             }
             Err(error) => self.errors.push(error),
         }
@@ -180,47 +195,69 @@ pub fn parse_file(file: &SourceFile, settings: &CorpusSettings) -> Result<Parsed
 }
 
 fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, IngestFailure> {
-    let hash = document::content_hash(&file.bytes);
-    let fallback_title = document::title_from_file_name(&file.path);
-    let single = |builder: document::DocumentBuilder, metadata, warnings| ParsedFile {
-        documents: vec![builder.finish(file.path.clone(), hash, format, metadata, &fallback_title)],
-        warnings,
+    if format == Format::Pdf {
+        let mut builder = document::DocumentBuilder::new();
+        let info = pdf::parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
+        let metadata = document::Metadata { title: info.title, ..Default::default() };
+        return Ok(single_document(file, format, builder, metadata, Vec::new()));
+    }
+    let decoded = encoding::decode(&file.bytes, text_format_name(format))?;
+    let text = decoded.text.as_ref();
+    let mut parsed = if format == Format::Jsonl {
+        jsonl_documents(file, text)?
+    } else {
+        let mut builder = document::DocumentBuilder::new();
+        let (metadata, warnings) = parse_text_format(file, format, text, &mut builder)?;
+        single_document(file, format, builder, metadata, warnings)
     };
-    let mut builder = document::DocumentBuilder::new();
+    parsed.warnings.extend(decoded.assumed);
+    Ok(parsed)
+}
+
+fn text_format_name(format: Format) -> &'static str {
     match format {
-        Format::Pdf => {
-            pdf::parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
-            Ok(single(
-                builder,
-                document::Metadata { title: Some(fallback_title.clone()), ..Default::default() },
-                vec![],
-            ))
-        }
-        Format::Markdown => {
-            let (metadata, warnings) = markdown::parse(as_text(&file.bytes, "Markdown")?, &mut builder);
-            Ok(single(builder, metadata, warnings))
-        }
-        Format::Html => {
-            let metadata = html::parse(as_text(&file.bytes, "HTML")?, &mut builder);
-            Ok(single(builder, metadata, vec![]))
-        }
-        Format::Text => {
-            text::parse(as_text(&file.bytes, "plain")?, None, &mut builder);
-            Ok(single(builder, document::Metadata::default(), vec![]))
-        }
+        Format::Markdown => "Markdown",
+        Format::Html => "HTML",
+        Format::Csv | Format::Tsv => "CSV",
+        Format::Jsonl => "JSONL",
+        Format::Text | Format::Pdf => "plain",
+    }
+}
+
+/// One text file's single document: its metadata, and the problems met on the way.
+fn parse_text_format(
+    file: &SourceFile,
+    format: Format,
+    text: &str,
+    builder: &mut document::DocumentBuilder,
+) -> Result<(document::Metadata, Vec<String>), IngestFailure> {
+    Ok(match format {
+        Format::Markdown => markdown::parse(text, builder),
+        Format::Html => (html::parse(text, builder), Vec::new()),
         Format::Csv | Format::Tsv => {
             let delimiter = if format == Format::Csv { b',' } else { b'\t' };
             let section = file.path.rsplit(['/', '\\']).next().unwrap_or(&file.path);
-            let warnings = table::parse(as_text(&file.bytes, "CSV")?, delimiter, section, &mut builder)
-                .map_err(IngestFailure::Malformed)?;
-            Ok(single(
-                builder,
-                document::Metadata { title: Some(fallback_title.clone()), ..Default::default() },
-                warnings,
-            ))
+            let warnings = table::parse(text, delimiter, section, builder).map_err(IngestFailure::Malformed)?;
+            let title = Some(document::title_from_file_name(&file.path));
+            (document::Metadata { title, ..Default::default() }, warnings)
         }
-        Format::Jsonl => jsonl_documents(file, as_text(&file.bytes, "JSONL")?),
-    }
+        Format::Text | Format::Pdf | Format::Jsonl => {
+            text::parse(text, None, builder);
+            (document::Metadata::default(), Vec::new())
+        }
+    })
+}
+
+fn single_document(
+    file: &SourceFile,
+    format: Format,
+    builder: document::DocumentBuilder,
+    metadata: document::Metadata,
+    warnings: Vec<String>,
+) -> ParsedFile {
+    let hash = document::content_hash(&file.bytes);
+    let fallback_title = document::title_from_file_name(&file.path);
+    ParsedFile { documents: vec![builder.finish(file.path.clone(), hash, format, metadata, &fallback_title)], warnings }
 }
 
 fn jsonl_documents(file: &SourceFile, text: &str) -> Result<ParsedFile, IngestFailure> {
@@ -247,13 +284,4 @@ fn jsonl_documents(file: &SourceFile, text: &str) -> Result<ParsedFile, IngestFa
         documents.push(document);
     }
     Ok(ParsedFile { documents, warnings })
-}
-
-fn as_text<'a>(bytes: &'a [u8], format: &'static str) -> Result<&'a str, IngestFailure> {
-    let sample = &bytes[..bytes.len().min(8192)];
-    if sample.contains(&0) {
-        return Err(IngestFailure::Binary { format });
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| IngestFailure::NotUtf8 { offset: e.valid_up_to() })?;
-    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }

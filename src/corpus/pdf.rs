@@ -1,28 +1,482 @@
-//! PDF: the text of each page, laid out like plain text, every block keeping its 1-based page number.
+//! PDF, read as a careful reader would: text lines with their font size and position (pdf-extract's
+//! `OutputDev` hands over every glyph), then
+//! - running headers and footers (the same line, digits aside, at the top or bottom of most pages) dropped;
+//! - the section tree from the document outline (bookmarks, through lopdf) when there is one, each entry
+//!   found on its page; otherwise headings from layout: lines set larger than the body text, ranked by size,
+//!   or numbered like `2.10.`, never lines split into columns (table rows);
+//! - words hyphenated across line ends rejoined, lines joined into paragraphs at vertical gaps;
+//! - the title from the document information, else the largest text on page 1.
+//!
+//! Every block keeps its 1-based page number, for citations.
 
-use super::document::DocumentBuilder;
+use std::collections::HashMap;
 
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<(), String> {
-    let pages = extract_pages(bytes)?;
-    for (index, page) in pages.iter().enumerate() {
-        super::text::parse(page, Some(index as u32 + 1), builder);
-    }
-    Ok(())
+use pdf_extract::{MediaBox, Object, OutputDev, OutputError, Transform};
+
+use super::document::{BlockKind, DocumentBuilder, collapse_whitespace};
+
+/// What a PDF says about itself beside its text.
+#[derive(Debug, Default)]
+pub struct PdfInfo {
+    pub title: Option<String>,
 }
 
-fn extract_pages(bytes: &[u8]) -> Result<Vec<String>, String> {
-    let extract = || pdf_extract::extract_text_from_mem_by_pages(bytes).map_err(|e| format!("unreadable PDF: {e}"));
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<PdfInfo, String> {
+    let read = || read_pdf(bytes);
     // pdf-extract panics on some malformed files instead of returning an error. Natively the unwind is
     // caught here, so one bad PDF cannot take the others down; the process-wide panic hook is left alone
     // (swapping it would race with every other thread). In the browser a panic aborts the module: there,
     // containment needs parsing in a worker whose loss the page survives.
     #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(extract))
-            .unwrap_or_else(|_| Err("unreadable PDF: the file is malformed".into()))
-    }
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+        .unwrap_or_else(|_| Err("unreadable PDF: the file is malformed".into()));
     #[cfg(target_arch = "wasm32")]
-    {
-        extract()
+    let read = read();
+    let (mut pages, outline, metadata_title) = read?;
+    // Before running headers go: a title page's title is often the running header of the pages after it.
+    let title = metadata_title.or_else(|| largest_text_on_first_page(&pages));
+    drop_running_lines(&mut pages);
+    let body_size = body_size(&pages);
+    let headings = match outline.is_empty() {
+        false => headings_from_outline(&pages, &outline),
+        true => headings_from_layout(&pages, body_size),
+    };
+    lay_out(&pages, &headings, builder);
+    Ok(PdfInfo { title })
+}
+
+/// A PDF's outline (bookmarks) as (level, title) entries, in order; empty when it has none.
+pub fn outline(bytes: &[u8]) -> Vec<(usize, String)> {
+    let Ok((_, entries, _)) = read_pdf(bytes) else { return Vec::new() };
+    entries.into_iter().map(|(level, title, _)| (level, title)).collect()
+}
+
+/// How many of a PDF's outline entries became sections of `document` (by title, numbering aside): how much
+/// of the author's own structure was recovered.
+pub fn outline_recovered(outline: &[(usize, String)], section_titles: &[&str]) -> usize {
+    let titles: Vec<String> = section_titles.iter().map(|t| normalised(without_numbering(t))).collect();
+    outline
+        .iter()
+        .filter(|(_, entry)| {
+            let entry = normalised(without_numbering(entry));
+            titles.iter().any(|title| !entry.is_empty() && (title == &entry || title.starts_with(&entry)))
+        })
+        .count()
+}
+
+type Read = (Vec<Vec<Line>>, Vec<(usize, String, usize)>, Option<String>);
+
+fn read_pdf(bytes: &[u8]) -> Result<Read, String> {
+    let unreadable = |e: &dyn std::fmt::Display| format!("unreadable PDF: {e}");
+    let mut document = pdf_extract::Document::load_mem(bytes).map_err(|e| unreadable(&e))?;
+    if document.is_encrypted() {
+        document.decrypt("").map_err(|_| "the PDF is encrypted with a password".to_string())?;
+    }
+    let mut lines = LineCollector::default();
+    pdf_extract::output_doc(&document, &mut lines).map_err(|e| unreadable(&e))?;
+    let outline = document
+        .get_toc()
+        .map(|toc| toc.toc.into_iter().map(|entry| (entry.level, entry.title, entry.page)).collect())
+        .unwrap_or_default();
+    Ok((lines.pages, outline, metadata_title(&document)))
+}
+
+/// The document information's `Title`, unless it is empty or a converter's placeholder.
+fn metadata_title(document: &pdf_extract::Document) -> Option<String> {
+    let info = document.trailer.get(b"Info").ok()?;
+    let info = match info {
+        Object::Reference(id) => document.get_dictionary(*id).ok()?,
+        Object::Dictionary(dictionary) => dictionary,
+        _ => return None,
+    };
+    let Object::String(bytes, _) = info.get(b"Title").ok()? else { return None };
+    let title = collapse_whitespace(&decode_text_string(bytes));
+    let title = title.strip_prefix("Microsoft Word - ").unwrap_or(&title).to_string();
+    let placeholder = ["untitled", "title", "document", "slide 1"].contains(&title.to_lowercase().as_str());
+    (!title.is_empty() && !placeholder && !title.ends_with(".dvi")).then_some(title)
+}
+
+/// A PDF text string: UTF-16BE after its byte order mark, else PDFDocEncoding (Latin-1 for what titles use).
+fn decode_text_string(bytes: &[u8]) -> String {
+    match bytes.strip_prefix(&[0xFE, 0xFF]) {
+        Some(utf16) => encoding_rs::UTF_16BE.decode_without_bom_handling(utf16).0.into_owned(),
+        None => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
+    }
+}
+
+/// One line of text as laid out on its page.
+#[derive(Clone, Debug, Default)]
+struct Line {
+    text: String,
+    /// The largest glyph on the line, in points.
+    size: f32,
+    /// Distance from the top of the page to the baseline.
+    y: f32,
+    /// Gaps wider than two spaces between runs of words: columns, as in a table row.
+    column_gaps: usize,
+}
+
+/// Collects glyphs into lines, one list per page (pdf-extract's own text output keeps no sizes).
+#[derive(Default)]
+struct LineCollector {
+    pages: Vec<Vec<Line>>,
+    line: Option<Line>,
+    page_height: f64,
+    last_end: f64,
+    word_start: bool,
+}
+
+impl LineCollector {
+    fn end_line(&mut self) {
+        if let Some(line) = self.line.take().filter(|l| !l.text.trim().is_empty())
+            && let Some(page) = self.pages.last_mut()
+        {
+            page.push(Line { text: collapse_whitespace(&line.text), ..line });
+        }
+    }
+}
+
+impl OutputDev for LineCollector {
+    fn begin_page(&mut self, _: u32, media_box: &MediaBox, _: Option<(f64, f64, f64, f64)>) -> Result<(), OutputError> {
+        self.end_line();
+        self.pages.push(Vec::new());
+        self.page_height = media_box.ury - media_box.lly;
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        self.end_line();
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _: f64,
+        font_size: f64,
+        glyph: &str,
+    ) -> Result<(), OutputError> {
+        // The glyph's size on the page: the text matrix scales the font's nominal size.
+        let (sx, sy) = (font_size * (trm.m11 + trm.m21), font_size * (trm.m12 + trm.m22));
+        let size = (sx * sy).abs().sqrt();
+        let (x, y) = (trm.m31, self.page_height - trm.m32);
+        let same_line = self.line.as_ref().is_some_and(|l| (y - l.y as f64).abs() <= size * 0.5);
+        if !same_line || (self.word_start && x + size < self.last_end) {
+            self.end_line();
+            self.line = Some(Line { y: y as f32, ..Line::default() });
+        } else if self.word_start && x > self.last_end + size * 0.1 {
+            let line = self.line.as_mut().expect("a line is open");
+            line.text.push(' ');
+            if x > self.last_end + size * 2.0 {
+                line.column_gaps += 1;
+            }
+        }
+        let line = self.line.as_mut().expect("a line is open");
+        line.text.push_str(glyph);
+        line.size = line.size.max(size as f32);
+        self.word_start = false;
+        self.last_end = x + width * size;
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        self.word_start = true;
+        Ok(())
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// A line as it repeats from page to page: digits (page numbers, dates) do not count.
+fn running_key(line: &Line) -> String {
+    line.text.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect()
+}
+
+/// A page's first line and its last.
+fn edge_lines(page: &[Line]) -> impl Iterator<Item = &Line> {
+    page.first().into_iter().chain(page.last().filter(|_| page.len() > 1))
+}
+
+/// The number a line starts or ends with (`Chapter 2: Utilities 7` → 7).
+fn edge_number(line: &Line) -> Option<i64> {
+    let mut words = line.text.split_whitespace();
+    let (first, last) = (words.next()?, words.next_back());
+    last.and_then(|w| w.parse().ok()).or_else(|| first.parse().ok())
+}
+
+/// How printed page numbers run against page positions (a page numbered 7 at position 10: offset 3), when
+/// enough first or last lines carry a number that agrees.
+fn page_number_offset(pages: &[Vec<Line>]) -> Option<i64> {
+    let mut offsets: HashMap<i64, usize> = HashMap::new();
+    for (p, page) in pages.iter().enumerate() {
+        for number in edge_lines(page).filter_map(edge_number) {
+            *offsets.entry(p as i64 + 1 - number).or_default() += 1;
+        }
+    }
+    let (offset, count) = offsets.into_iter().max_by_key(|&(offset, count)| (count, -offset.abs()))?;
+    (count >= (pages.len() / 4).max(2)).then_some(offset)
+}
+
+/// Drops running headers and footers: a page's first or last line when the same line (digits aside, not a
+/// sentence) is in that place on at least half the pages, when it carries the page's printed number
+/// (`Chapter 2: Utilities 7`), or when it is a bare number; twice, for a header above a page number.
+fn drop_running_lines(pages: &mut [Vec<Line>]) {
+    let enough = (pages.len() / 2).max(2);
+    let offset = page_number_offset(pages);
+    for _ in 0..2 {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for line in pages.iter().flat_map(|page| edge_lines(page)) {
+            *seen.entry(running_key(line)).or_default() += 1;
+        }
+        let running = |p: usize, line: &Line| {
+            let bare_number = line.text.chars().all(|c| c.is_ascii_digit() || c.is_whitespace() || c == '-');
+            let repeated = seen.get(&running_key(line)).is_some_and(|&n| n >= enough) && !line.text.ends_with('.');
+            let numbered = offset.is_some_and(|offset| edge_number(line) == Some(p as i64 + 1 - offset));
+            bare_number || repeated || (numbered && line.text.split_whitespace().count() <= 12)
+        };
+        for (p, page) in pages.iter_mut().enumerate() {
+            if page.last().is_some_and(|line| running(p, line)) {
+                page.pop();
+            }
+            if page.first().is_some_and(|line| running(p, line)) {
+                page.remove(0);
+            }
+        }
+    }
+}
+
+/// The size most of the text is set in (by characters), to the half point.
+fn body_size(pages: &[Vec<Line>]) -> f32 {
+    let mut characters: HashMap<i32, usize> = HashMap::new();
+    for line in pages.iter().flatten() {
+        *characters.entry((line.size * 2.0).round() as i32).or_default() += line.text.len();
+    }
+    characters.into_iter().max_by_key(|&(size, count)| (count, -size)).map_or(10.0, |(size, _)| size as f32 / 2.0)
+}
+
+/// Headings by line position (page index, line index): the line itself at a level, or an outline entry's
+/// title to put before the line where its text was not found.
+type Headings = HashMap<(usize, usize), (u8, Option<String>)>;
+
+fn normalised(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// `2.1 Methods` → `Methods`, `Chapter 3: Utilities` → `Utilities`: a heading line without its numbering,
+/// which outlines often leave out.
+fn without_numbering(text: &str) -> &str {
+    let text = text.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace());
+    ["Chapter ", "Appendix ", "Part ", "Section "]
+        .iter()
+        .find_map(|word| text.strip_prefix(word))
+        .map(|rest| rest.trim_start_matches(|c: char| c.is_alphanumeric()).trim_start_matches([':', '.', ' ']))
+        .unwrap_or(text)
+}
+
+/// Each outline entry at the line that starts with its title on its page (or the page after: outlines
+/// often point at the page before a heading near the top); an entry not found goes before the first line
+/// of its page, so its section still starts there.
+fn headings_from_outline(pages: &[Vec<Line>], outline: &[(usize, String, usize)]) -> Headings {
+    let mut headings = Headings::new();
+    for (level, title, page) in outline {
+        let wanted = normalised(without_numbering(title));
+        if wanted.is_empty() {
+            continue;
+        }
+        let level = (*level).clamp(1, 6) as u8;
+        let first_page = page.saturating_sub(1);
+        let matches = |line: &Line| {
+            [normalised(&line.text), normalised(without_numbering(&line.text))].iter().any(|text| {
+                text == &wanted || (text.len() >= 4 && wanted.starts_with(text.as_str())) || text.starts_with(&wanted)
+            })
+        };
+        let found = (first_page..(first_page + 2).min(pages.len())).find_map(|p| {
+            let line =
+                pages[p].iter().enumerate().position(|(i, line)| !headings.contains_key(&(p, i)) && matches(line));
+            line.map(|l| (p, l))
+        });
+        match found {
+            Some(at) => {
+                headings.insert(at, (level, None));
+            }
+            None if pages.get(first_page).is_some_and(|lines| !lines.is_empty()) => {
+                headings.entry((first_page, 0)).or_insert((level, Some(collapse_whitespace(title))));
+            }
+            None => {}
+        }
+    }
+    headings
+}
+
+const MAX_HEADING_WORDS: usize = 14;
+
+/// Lines set larger than the body, ranked by size (the largest is level 1), and numbered lines (`2.10.
+/// Storing…`) at their numbering's depth; neither may end like a sentence or be split into columns.
+fn headings_from_layout(pages: &[Vec<Line>], body_size: f32) -> Headings {
+    let title_like = |line: &Line| {
+        let words = line.text.split_whitespace().count();
+        line.column_gaps == 0
+            && words <= MAX_HEADING_WORDS
+            && line.text.chars().any(char::is_alphabetic)
+            && !line.text.ends_with(['.', ',', ';', ':', '!', '?'])
+    };
+    let larger = |line: &Line| line.size >= body_size * 1.15;
+    let mut sizes: Vec<i32> =
+        pages.iter().flatten().filter(|l| larger(l) && title_like(l)).map(|l| (l.size * 2.0).round() as i32).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes.dedup();
+    let mut headings = Headings::new();
+    for (p, page) in pages.iter().enumerate() {
+        for (i, line) in page.iter().enumerate().filter(|(_, l)| title_like(l)) {
+            let numbered = numbering_depth(&line.text);
+            let level = match (larger(line), numbered) {
+                (_, Some(depth)) => depth,
+                (true, None) => {
+                    let rank = sizes.iter().position(|&s| s == (line.size * 2.0).round() as i32).unwrap_or(0);
+                    (rank + 1).min(6) as u8
+                }
+                (false, None) => continue,
+            };
+            headings.insert((p, i), (level, None));
+        }
+    }
+    headings
+}
+
+/// `2.10. Storing the MIME type` → 2: a section number ending in a dot (or with several parts), then a
+/// capitalised word. `4 CARD32 FIRST_MATCHLET_OFFSET` is a table row, not a heading: identifiers with
+/// digits or underscores after the number do not count.
+fn numbering_depth(text: &str) -> Option<u8> {
+    let mut words = text.split_whitespace();
+    let number = words.next()?;
+    let next = words.next()?;
+    let parts: Vec<&str> = number.trim_end_matches('.').split('.').collect();
+    let numeric = parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()));
+    let dotted = number.ends_with('.') || parts.len() > 1;
+    let titled = next.chars().next().is_some_and(char::is_uppercase)
+        && next.chars().skip(1).any(char::is_lowercase)
+        && !next.contains(['_', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    (numeric && dotted && titled && parts.len() <= 6).then_some(parts.len() as u8)
+}
+
+/// Headings as headings; other lines joined into paragraphs, broken at vertical gaps, at size changes and at
+/// page ends, with words hyphenated across line ends rejoined.
+fn lay_out(pages: &[Vec<Line>], headings: &Headings, builder: &mut DocumentBuilder) {
+    for (p, page) in pages.iter().enumerate() {
+        builder.set_page(Some(p as u32 + 1));
+        let mut paragraph = String::new();
+        let mut previous: Option<&Line> = None;
+        for (i, line) in page.iter().enumerate() {
+            match headings.get(&(p, i)) {
+                Some((level, None)) => {
+                    flush(&mut paragraph, builder);
+                    builder.heading(*level, &line.text);
+                    previous = None;
+                    continue;
+                }
+                Some((level, Some(title))) => {
+                    flush(&mut paragraph, builder);
+                    builder.heading(*level, title);
+                    previous = None;
+                }
+                None => {}
+            }
+            let breaks = previous.is_some_and(|before| {
+                (line.y - before.y) > before.size.max(line.size) * 1.9 || (line.size - before.size).abs() > 1.0
+            });
+            if breaks {
+                flush(&mut paragraph, builder);
+            }
+            join_line(&mut paragraph, &line.text);
+            previous = Some(line);
+        }
+        flush(&mut paragraph, builder);
+    }
+    builder.end_block();
+}
+
+fn flush(paragraph: &mut String, builder: &mut DocumentBuilder) {
+    if !paragraph.trim().is_empty() {
+        builder.paragraph(BlockKind::Paragraph, paragraph);
+    }
+    paragraph.clear();
+}
+
+/// Appends a line to a paragraph: `hyphen-` + `ated` → `hyphenated` when a lowercase word goes on.
+fn join_line(paragraph: &mut String, line: &str) {
+    let hyphenated = paragraph.strip_suffix('-').is_some_and(|before| before.ends_with(char::is_alphabetic))
+        && line.starts_with(char::is_lowercase);
+    if hyphenated {
+        paragraph.pop();
+    } else if !paragraph.is_empty() {
+        paragraph.push(' ');
+    }
+    paragraph.push_str(line);
+}
+
+/// The largest text on page 1 (consecutive lines in that size joined), when it is larger than the rest.
+fn largest_text_on_first_page(pages: &[Vec<Line>]) -> Option<String> {
+    let first = pages.iter().find(|p| !p.is_empty())?;
+    let largest = first.iter().map(|l| l.size).fold(0.0_f32, f32::max);
+    let start = first.iter().position(|l| l.size >= largest - 0.5)?;
+    let title: Vec<&str> =
+        first[start..].iter().take_while(|l| l.size >= largest - 0.5).map(|l| l.text.as_str()).take(3).collect();
+    let title = collapse_whitespace(&title.join(" "));
+    let others_smaller = first.iter().any(|l| l.size < largest - 0.5);
+    (others_smaller && title.split_whitespace().count() <= 20 && title.chars().any(char::is_alphabetic))
+        .then_some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_section_titles_are_headings_and_table_rows_are_not() {
+        assert_eq!(numbering_depth("2.10. Storing the MIME type"), Some(2));
+        assert_eq!(numbering_depth("3. Results"), Some(1));
+        assert_eq!(numbering_depth("4 CARD32 FIRST_MATCHLET_OFFSET"), None);
+        assert_eq!(numbering_depth("12 January 2020"), None);
+        assert_eq!(numbering_depth("2.1 Methods"), Some(2));
+    }
+
+    #[test]
+    fn hyphenated_words_are_rejoined_at_line_ends() {
+        let mut paragraph = String::from("the speci-");
+        join_line(&mut paragraph, "fication says");
+        assert_eq!(paragraph, "the specification says");
+        join_line(&mut paragraph, "X-");
+        join_line(&mut paragraph, "Ray");
+        assert_eq!(paragraph, "the specification says X- Ray");
+    }
+
+    fn line(text: &str) -> Line {
+        Line { text: text.into(), size: 10.0, ..Line::default() }
+    }
+
+    #[test]
+    fn running_headers_and_page_numbers_are_dropped() {
+        let mut pages: Vec<Vec<Line>> = (1..=4)
+            .map(|p| {
+                vec![
+                    line("Shared MIME-info Database"),
+                    line(&format!("Body text of page {p} goes here.")),
+                    line("More body."),
+                    line(&format!("{p}")),
+                ]
+            })
+            .collect();
+        drop_running_lines(&mut pages);
+        for (p, page) in pages.iter().enumerate() {
+            let texts: Vec<&str> = page.iter().map(|l| l.text.as_str()).collect();
+            assert_eq!(texts, vec![format!("Body text of page {} goes here.", p + 1).as_str(), "More body."]);
+        }
     }
 }

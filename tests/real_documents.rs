@@ -1,0 +1,108 @@
+//! Structure read from real documents nobody here wrote (Debian package documentation, fetched by
+//! `scripts/fetch_real_documents.sh`; see tests/real-documents/README.md): each file's title and the first
+//! levels of its section tree, as its own table of contents gives them.
+
+mod common;
+
+use std::path::PathBuf;
+
+use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
+
+fn folder() -> PathBuf {
+    std::env::var_os("QUIRE_REAL_DOCUMENTS").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/quire/real-documents")
+    })
+}
+
+fn read(name: &str) -> Vec<u8> {
+    let path = folder().join(name);
+    std::fs::read(&path).unwrap_or_else(|e| {
+        panic!("{}: {e} (scripts/fetch_real_documents.sh fetches it; setup runs it)", path.display())
+    })
+}
+
+/// The file as Quire indexes it: its title, and its sections (depth, title) down to `depth`.
+fn structure(name: &str, depth: u8) -> (String, Vec<(u8, String)>) {
+    let report = corpus::ingest(&[SourceFile::new(name, read(name))], &CorpusSettings::default());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let corpus = Corpus::build(report.documents, common::embedder(), &CorpusSettings::default());
+    let sections = corpus.sections.iter().filter(|s| s.depth <= depth).map(|s| (s.depth, s.title.clone())).collect();
+    (corpus.documents[0].title.clone(), sections)
+}
+
+fn owned(sections: &[(u8, &str)]) -> Vec<(u8, String)> {
+    sections.iter().map(|&(depth, title)| (depth, title.to_string())).collect()
+}
+
+#[test]
+fn a_specification_pdf_gets_its_outline_as_sections_its_title_and_no_table_rows_as_headings() {
+    let (title, sections) = structure("shared-mime-info-spec.pdf", 1);
+    assert_eq!(title, "Shared MIME-info Database");
+    assert_eq!(sections, owned(&[(1, "1. Introduction"), (1, "2. Unified system"), (1, "3. Contributors")]));
+    let (_, all) = structure("shared-mime-info-spec.pdf", 6);
+    let unified: Vec<&str> = all.iter().filter(|(d, _)| *d == 2).map(|(_, t)| t.as_str()).skip(3).take(4).collect();
+    assert_eq!(
+        unified,
+        [
+            "2.1. Directory layout",
+            "2.2. The source XML files",
+            "2.3. The MEDIA/SUBTYPE.xml files",
+            "2.4. The glob files"
+        ]
+    );
+    assert!(all.iter().any(|(d, t)| *d == 2 && t == "2.10. Storing the MIME type using Extended Attributes"));
+    // The magic file's format table has rows like `4 CARD32 FIRST_MATCHLET_OFFSET`: never a section.
+    assert!(all.iter().all(|(_, t)| !t.contains("CARD32") && !t.contains("OFFSET")), "{all:?}");
+
+    let bytes = read("shared-mime-info-spec.pdf");
+    let outline = corpus::pdf::outline(&bytes);
+    let titles: Vec<&str> = all.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!((corpus::pdf::outline_recovered(&outline, &titles), outline.len()), (24, 24));
+}
+
+#[test]
+fn a_manual_pdf_loses_its_running_headers_and_keeps_its_chapters() {
+    let (title, sections) = structure("libtasn1.pdf", 1);
+    assert_eq!(title, "Libtasn1");
+    let chapters: Vec<&str> = sections.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        chapters,
+        [
+            "1 Introduction",
+            "2 ASN.1 structure handling",
+            "3 Utilities",
+            "4 Function reference",
+            "A Copying Information",
+            "Concept Index",
+            "Function and Data Index"
+        ]
+    );
+    let report = corpus::ingest(&[SourceFile::new("libtasn1.pdf", read("libtasn1.pdf"))], &CorpusSettings::default());
+    let text = &report.documents[0].text;
+    // `Chapter 2: ASN.1 structure handling 3` heads every page of chapter 2: a running header, not text.
+    assert!(!text.contains("Chapter 2: ASN.1 structure handling"), "running headers are kept");
+    // Words broken across lines by hyphenation are whole again.
+    // (`…VALUE will specify the alternative se-` ends a line on page 18.)
+    assert!(text.contains("will specify the alternative selected"), "hyphenated words are not rejoined");
+    // Every block knows its page, for citations.
+    assert!(report.documents[0].blocks.iter().all(|b| b.page.is_some()));
+    let outline = corpus::pdf::outline(&read("libtasn1.pdf"));
+    let (_, all) = structure("libtasn1.pdf", 6);
+    let titles: Vec<&str> = all.iter().map(|(_, t)| t.as_str()).collect();
+    let recovered = corpus::pdf::outline_recovered(&outline, &titles);
+    assert!(recovered * 10 >= outline.len() * 9, "{recovered} of {} outline entries", outline.len());
+}
+
+#[test]
+fn a_docbook_html_manual_keeps_its_title_page_out_of_the_sections() {
+    let (title, sections) = structure("users-and-groups.html", 1);
+    assert_eq!(title, "Users and Groups in the Debian System");
+    assert_eq!(sections, owned(&[(1, "Chapter 1. Introduction"), (1, "Chapter 2. Users and Groups")]));
+}
+
+#[test]
+fn a_markdown_readme_is_titled_by_its_heading() {
+    let (title, sections) = structure("pyyaml-README.md", 1);
+    assert_eq!(title, "PyYAML");
+    assert_eq!(sections, owned(&[(1, "Installation"), (1, "Testing"), (1, "Further Information"), (1, "License")]));
+}
