@@ -24,7 +24,8 @@ fn index_stats_query_add_remove() {
     for file in common::demo_files() {
         std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
     }
-    std::fs::write(docs.join("broken.csv"), [0xff, 0xfe, 0x00, 0x01]).unwrap();
+    // A PNG's first bytes under a .csv name. (`FF FE …` would be a UTF-16 file, and is read as one.)
+    std::fs::write(docs.join("broken.csv"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     std::fs::write(docs.join("notes.bin"), [1, 2, 3]).unwrap();
     let snapshot = dir.path().join("demo.quire");
     let snapshot = snapshot.to_str().unwrap();

@@ -256,6 +256,19 @@ fn golden_snapshot_pins_the_layout() {
     }
 }
 
+type Structure =
+    (Vec<(String, String)>, Vec<(u32, Option<u32>, u8)>, Vec<(u32, Option<u32>, u32, u32)>, Vec<(u32, u32, u32)>);
+
+/// A corpus without its names: each document's text, the section tree, the chunks, the mentions.
+fn structure(corpus: &quire::corpus::Corpus) -> Structure {
+    (
+        corpus.documents.iter().map(|d| (d.source.clone(), d.text.clone())).collect(),
+        corpus.sections.iter().map(|s| (s.document, s.parent, s.depth)).collect(),
+        corpus.chunks.iter().map(|c| (c.document, c.section, c.span.start, c.span.end)).collect(),
+        corpus.mentions.iter().map(|m| (m.chunk, m.entity, m.span.start)).collect(),
+    )
+}
+
 #[test]
 fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
     let path = common::root().join(GOLDEN_V4);
@@ -265,9 +278,10 @@ fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
     // Built from the stored vectors, it is the graph indexing builds from them, to the bit.
     assert_eq!(upgraded.chunk_graph, upgraded.rebuild_chunk_graph());
     // And it has the structure indexing the same files today gives (its floats may differ in the last bit:
-    // the embedder's kernels depend on the CPU).
+    // the embedder's kernels depend on the CPU). Names may differ: titles are chosen better than when the
+    // file was written (`sun.txt` is named "Sun" by its heading now, "sun" by its file name then).
     let fresh = golden_index();
-    assert_eq!(upgraded.corpus, fresh.corpus);
+    assert_eq!(structure(&upgraded.corpus), structure(&fresh.corpus));
     assert_eq!(upgraded.chunk_graph.communities, fresh.chunk_graph.communities);
     assert_eq!(upgraded.chunk_graph.community_of, fresh.chunk_graph.community_of);
     assert!(!upgraded.chunk_graph.communities.is_empty());
