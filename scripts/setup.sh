@@ -10,6 +10,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 missing_packages=()
 command -v chromium >/dev/null || missing_packages+=(chromium)
 command -v chromedriver >/dev/null || missing_packages+=(chromium-driver)
+# pandoc writes the DOCX, ODT and EPUB test files (scripts/fetch_real_documents.sh).
+command -v pandoc >/dev/null || missing_packages+=(pandoc)
 command -v wasm-opt >/dev/null || missing_packages+=(binaryen)
 if [ ${#missing_packages[@]} -gt 0 ]; then
   echo "setup: installing ${missing_packages[*]}"

@@ -166,7 +166,7 @@ fn bad_files_fail_clearly_and_alone() {
         ("image.md: binary content where Markdown text was expected", true),
         ("huge.txt: the file is 1500 bytes, above the limit of 1000 bytes", true),
         (
-            "archive.zip: unsupported file type `zip` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)",
+            "archive.zip: unsupported file type `zip` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl, docx, odt, epub)",
             true,
         ),
         ("scan.pdf: unreadable PDF: ", false),
@@ -228,7 +228,7 @@ fn check_document(doc: &corpus::Document) {
     }
 }
 
-const EXTENSIONS: &[&str] = &["md", "html", "txt", "csv", "tsv", "jsonl", "pdf"];
+const EXTENSIONS: &[&str] = &["md", "html", "txt", "csv", "tsv", "jsonl", "docx", "odt", "epub", "pdf"];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
@@ -372,4 +372,102 @@ proptest! {
         prop_assert_eq!(&parsed.documents[0].text, &words);
         prop_assert!(parsed.warnings[0].contains("UTF-16"), "{:?}", parsed.warnings);
     }
+}
+
+/// A zip holding `parts` (name, text), stored uncompressed.
+fn zipped(parts: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut archive = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, text) in parts {
+        archive.start_file(*name, stored).unwrap();
+        archive.write_all(text.as_bytes()).unwrap();
+    }
+    archive.finish().unwrap().into_inner()
+}
+
+const W: &str = "xmlns:w='http://schemas.openxmlformats.org/wordprocessingml/2006/main' \
+    xmlns:r='http://schemas.openxmlformats.org/officeDocument/2006/relationships'";
+const ODF: &str = "xmlns:office='urn:oasis:names:tc:opendocument:xmlns:office:1.0' \
+    xmlns:text='urn:oasis:names:tc:opendocument:xmlns:text:1.0' \
+    xmlns:table='urn:oasis:names:tc:opendocument:xmlns:table:1.0' xmlns:xlink='http://www.w3.org/1999/xlink'";
+
+/// Word, OpenDocument and EPUB containers around `body`, which may be anything.
+fn office_files(body: &str) -> Vec<(&'static str, Vec<u8>)> {
+    let docx = format!("<w:document {W}><w:body>{body}</w:body></w:document>");
+    let odt = format!(
+        "<office:document-content {ODF}><office:body><office:text>{body}</office:text></office:body></office:document-content>"
+    );
+    let container = "<container xmlns='urn:oasis:names:tc:opendocument:xmlns:container'><rootfiles>\
+        <rootfile full-path='OEBPS/book.opf'/></rootfiles></container>";
+    let opf = "<package xmlns='http://www.idpf.org/2007/opf'><manifest><item id='c' href='c.xhtml'/></manifest>\
+        <spine><itemref idref='c'/></spine></package>";
+    let chapter = format!("<html><body>{body}</body></html>");
+    vec![
+        ("f.docx", zipped(&[("word/document.xml", &docx)])),
+        ("f.odt", zipped(&[("content.xml", &odt)])),
+        (
+            "f.epub",
+            zipped(&[("META-INF/container.xml", container), ("OEBPS/book.opf", opf), ("OEBPS/c.xhtml", &chapter)]),
+        ),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Any content inside a well-formed container: an error or a consistent document, never a panic.
+    #[test]
+    fn office_and_epub_parsers_never_panic_on_any_content(
+        body in "(<w:p>|</w:p>|<w:r>|</w:r>|<w:t>|</w:t>|<w:tbl><w:tr><w:tc>|</w:tc></w:tr></w:tbl>|<w:hyperlink r:id='x'>|</w:hyperlink>|<w:pPr><w:outlineLvl w:val='[0-9]{1,3}'/></w:pPr>|<text:h text:outline-level='-?[0-9]{1,4}'>|</text:h>|<text:p>|</text:p>|<text:list><text:list-item>|</text:list-item></text:list>|<text:a xlink:href='y'>|</text:a>|<text:s/>|<table:table><table:table-row><table:table-cell>|</table:table-cell></table:table-row></table:table>|<h1>|</h1>|<p>|</p>|&amp;|&bogus;|<|>|[A-Za-z ]{1,10}|é){0,40}",
+    ) {
+        for (name, bytes) in office_files(&body) {
+            if let Ok(parsed) = parse_one(name, &bytes) {
+                parsed.documents.iter().for_each(check_document);
+            }
+        }
+    }
+}
+
+#[test]
+fn office_documents_with_parts_missing_are_named_errors() {
+    let empty = zipped(&[("mimetype", "application/zip")]);
+    let errors: Vec<String> = ["notes.docx", "notes.odt", "book.epub"]
+        .iter()
+        .map(|name| {
+            corpus::ingest(&[SourceFile::new(*name, empty.clone())], &CorpusSettings::default()).errors[0].to_string()
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "notes.docx: not a valid DOCX file: word/document.xml is missing",
+            "notes.odt: not a valid ODT file: content.xml is missing",
+            "book.epub: not a valid EPUB file: META-INF/container.xml is missing",
+        ]
+    );
+    let body = "<w:p><w:r><w:t>Hello from Word.</w:t></w:r></w:p>";
+    let docx = &office_files(body)[0].1;
+    assert_eq!(parse_one("hello.docx", docx).unwrap().documents[0].text, "Hello from Word.");
+}
+
+#[test]
+fn a_document_already_indexed_under_another_name_is_not_indexed_again() {
+    let settings = CorpusSettings::default();
+    let moon = "# Moon\n\nThe Moon is Earth's only natural satellite.\n";
+    let indexed = corpus::ingest(&[SourceFile::new("notes/moon.md", moon)], &settings).documents;
+    let mut update = corpus::ingest(
+        &[SourceFile::new("copy/moon.md", moon), SourceFile::new("sun.md", "# Sun\n\nA star.\n")],
+        &settings,
+    );
+    let dropped = update.drop_indexed_duplicates(&indexed, &[]);
+    let note = "the same content as notes/moon.md: indexed once, as notes/moon.md".to_string();
+    assert_eq!(dropped, vec![("copy/moon.md".to_string(), note)]);
+    assert_eq!(update.documents.iter().map(|d| d.source.as_str()).collect::<Vec<_>>(), ["sun.md"]);
+    // Re-adding a document under its own name replaces it; a copy whose original is being removed takes its place.
+    let mut again = corpus::ingest(&[SourceFile::new("notes/moon.md", moon)], &settings);
+    assert!(again.drop_indexed_duplicates(&indexed, &[]).is_empty());
+    let mut moved = corpus::ingest(&[SourceFile::new("copy/moon.md", moon)], &settings);
+    assert!(moved.drop_indexed_duplicates(&indexed, &["notes/moon.md".to_string()]).is_empty());
+    assert_eq!(moved.documents.len(), 1);
 }

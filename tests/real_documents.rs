@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
+use quire::corpus::{self, Corpus, CorpusSettings, SourceFile, document::BlockKind};
 
 fn folder() -> PathBuf {
     std::env::var_os("QUIRE_REAL_DOCUMENTS").map(PathBuf::from).unwrap_or_else(|| {
@@ -105,4 +105,56 @@ fn a_markdown_readme_is_titled_by_its_heading() {
     let (title, sections) = structure("pyyaml-README.md", 1);
     assert_eq!(title, "PyYAML");
     assert_eq!(sections, owned(&[(1, "Installation"), (1, "Testing"), (1, "Further Information"), (1, "License")]));
+}
+
+/// One document as its author wrote it (Markdown with front matter) and as pandoc writes it for Word,
+/// LibreOffice and e-readers: the same title, sections, lists and links from each.
+#[test]
+fn one_document_reads_the_same_from_markdown_docx_odt_and_epub() {
+    let sections = owned(&[
+        (1, "HOWTO"),
+        (1, "Compilation options"),
+        (1, "NTP Pool"),
+        (1, "DNS Servers"),
+        (1, "PAM"),
+        (1, "Contributing Upstream"),
+    ]);
+    for format in ["md", "docx", "odt", "epub", "-epub2.epub"] {
+        let name = format!("systemd-DISTRO_PORTING{}{format}", if format.starts_with('-') { "" } else { "." });
+        let (title, found) = structure(&name, 1);
+        assert_eq!(title, "Porting systemd To New Distributions", "{name}");
+        assert_eq!(found, sections, "{name}");
+
+        let report = corpus::ingest(&[SourceFile::new(&name, read(&name))], &CorpusSettings::default());
+        let document = &report.documents[0];
+        let list_items = document.blocks.iter().filter(|b| b.kind == BlockKind::ListItem).count();
+        assert!(list_items >= 10, "{name}: {list_items} list items");
+        let targets: Vec<&str> = document.links.iter().map(|l| l.target.as_str()).collect();
+        assert!(targets.contains(&"https://developers.google.com/time/smear"), "{name}: {targets:?}");
+        let smear = document.links.iter().find(|l| l.target.ends_with("/smear")).unwrap();
+        assert_eq!(document.slice(smear.span), "leap second smear", "{name}");
+        // The title is the document's name, not a line of its text.
+        assert_eq!(document.text.matches("Porting systemd To New Distributions").count(), 1, "{name}");
+    }
+}
+
+/// A Markdown table, and the same table as pandoc writes it in Word, OpenDocument and EPUB: one block per row,
+/// each value under its column's header.
+#[test]
+fn table_rows_read_the_same_from_markdown_docx_odt_and_epub() {
+    for format in ["md", "docx", "odt", "epub", "-epub2.epub"] {
+        let name = format!("systemd-UIDS-GIDS{}{format}", if format.starts_with('-') { "" } else { "." });
+        let (title, sections) = structure(&name, 1);
+        assert_eq!(title, "Users, Groups, UIDs and GIDs on systemd Systems", "{name}");
+        assert_eq!(sections.first().map(|(_, t)| t.as_str()), Some("Special Linux UIDs"), "{name}");
+        let report = corpus::ingest(&[SourceFile::new(&name, read(&name))], &CorpusSettings::default());
+        let document = &report.documents[0];
+        let rows: Vec<&str> =
+            document.blocks.iter().filter(|b| b.kind == BlockKind::TableRow).map(|b| document.slice(b.span)).collect();
+        assert!(
+            rows.contains(&"UID/GID: 5; Purpose: tty group; Defined By: systemd; Listed in: /etc/passwd"),
+            "{name}: {rows:#?}"
+        );
+        assert!(rows.len() >= 10, "{name}: {} rows", rows.len());
+    }
 }

@@ -477,7 +477,7 @@ fn App() -> impl IntoView {
                     on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
                     on:dragleave=move |_| dragging.set(false)
                     on:drop=on_drop>
-                    <p>"Drop documents or folders here (md, txt, html, pdf, csv, tsv, jsonl), or add them:"</p>
+                    <p>"Drop documents or folders here (md, txt, html, pdf, docx, odt, epub, csv, tsv, jsonl), or add them:"</p>
                     <label for="files">"files "</label>
                     <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
                     <label for="folder">" a folder "</label>

@@ -182,7 +182,11 @@ async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, St
     CANCELLED.set(false);
     let started = browser::now_ms();
     let settings = with_engine(|engine| engine.index.as_ref().map(|i| i.settings.clone()))?.unwrap_or_default();
-    let Some(report) = parse(files, &settings.corpus).await else { return Ok(cancelled(IndexOutcome::default())) };
+    let Some(mut report) = parse(files, &settings.corpus).await else { return Ok(cancelled(IndexOutcome::default())) };
+    with_engine(|engine| {
+        let indexed = engine.index.as_ref().map_or(&[][..], |index| index.corpus.documents.as_slice());
+        report.drop_indexed_duplicates(indexed, &removed);
+    })?;
     let mut outcome = IndexOutcome {
         errors: report.errors.iter().map(ToString::to_string).collect(),
         warnings: report.warnings.iter().map(|(file, warning)| format!("{file}: {warning}")).collect(),

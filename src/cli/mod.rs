@@ -322,8 +322,11 @@ fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool,
 fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
     let embedder = load_embedder(model)?;
     let previous = load_snapshot(snapshot)?;
-    let report =
+    let mut report =
         if paths.is_empty() { IngestReport::default() } else { read_and_parse(paths, &previous.settings.corpus) };
+    for (file, warning) in report.drop_indexed_duplicates(&previous.corpus.documents, removed) {
+        eprintln!("warning: {file}: {warning}");
+    }
     let index = apply_update(Some(&previous), report.documents, removed, &embedder, None)?;
     save_snapshot(&index, snapshot)
 }

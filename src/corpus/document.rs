@@ -90,6 +90,9 @@ pub enum Format {
     Tsv,
     Pdf,
     Jsonl,
+    Docx,
+    Odt,
+    Epub,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -147,6 +150,8 @@ pub struct DocumentBuilder {
     open_links: Vec<(String, LinkKind, usize)>,
     pending_space: bool,
     page: Option<u32>,
+    /// Added to every heading level from now on (an EPUB chapter's headings under its contents entry).
+    heading_offset: i8,
 }
 
 #[derive(Debug)]
@@ -167,8 +172,19 @@ impl DocumentBuilder {
         self.page = page;
     }
 
+    /// Headings started from now on are `offset` levels deeper (or shallower), within 1..=6.
+    pub fn set_heading_offset(&mut self, offset: i8) {
+        self.heading_offset = offset;
+    }
+
     pub fn start_block(&mut self, kind: BlockKind) {
         self.end_block();
+        let kind = match kind {
+            BlockKind::Heading { level } => {
+                BlockKind::Heading { level: (level as i8).saturating_add(self.heading_offset).clamp(1, 6) as u8 }
+            }
+            other => other,
+        };
         let text_len_before = self.text.len();
         if !self.text.is_empty() {
             self.text.push_str(BLOCK_SEPARATOR);

@@ -5,11 +5,15 @@
 mod build;
 pub mod chunking;
 pub mod document;
+mod docx;
 mod encoding;
 mod entities;
+mod epub;
 mod html;
 mod jsonl;
 mod markdown;
+mod odt;
+mod package;
 pub mod path;
 pub mod pdf;
 mod table;
@@ -81,7 +85,9 @@ pub enum IngestFailure {
     TooLarge { bytes: usize, limit: usize },
     #[error("binary content where {format} text was expected")]
     Binary { format: &'static str },
-    #[error("unsupported file type `{extension}` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl)")]
+    #[error(
+        "unsupported file type `{extension}` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl, docx, odt, epub)"
+    )]
     Unsupported { extension: String },
     #[error("{0}")]
     Malformed(String),
@@ -134,6 +140,7 @@ pub fn ingest(files: &[SourceFile], settings: &CorpusSettings) -> IngestReport {
 impl IngestReport {
     /// Parses one more file into the report (the browser's engine worker goes file by file, to report
     /// progress and to know which file a crash came from).
+    ///
     /// A document identical to one already read (the same bytes under another path) is reported and kept
     /// once, so it is embedded once and never answers twice.
     pub fn add(&mut self, file: &SourceFile, settings: &CorpusSettings) {
@@ -143,9 +150,8 @@ impl IngestReport {
                 for document in parsed.documents {
                     match self.seen.get(&document.content_hash) {
                         Some(&first) => {
-                            let first = &self.documents[first].source;
-                            let duplicate = format!("the same content as {first}: indexed once, as {first}");
-                            self.warnings.push((document.source, duplicate));
+                            let note = duplicate_note(&self.documents[first].source);
+                            self.warnings.push((document.source, note));
                         }
                         None => {
                             self.seen.insert(document.content_hash, self.documents.len());
@@ -157,6 +163,32 @@ impl IngestReport {
             Err(error) => self.errors.push(error),
         }
     }
+
+    /// Drops documents whose content an index already holds under another source that stays (not removed,
+    /// not replaced by this update), each with a warning; returns those warnings.
+    pub fn drop_indexed_duplicates(&mut self, indexed: &[Document], removed: &[String]) -> Vec<(String, String)> {
+        let replaced: std::collections::HashSet<String> = self.documents.iter().map(|d| d.source.clone()).collect();
+        let staying: std::collections::HashMap<[u8; 16], &str> = indexed
+            .iter()
+            .filter(|d| !removed.contains(&d.source) && !replaced.contains(&d.source))
+            .map(|d| (d.content_hash, d.source.as_str()))
+            .collect();
+        let mut dropped = Vec::new();
+        self.documents.retain(|document| match staying.get(&document.content_hash) {
+            Some(first) if *first != document.source => {
+                dropped.push((document.source.clone(), duplicate_note(first)));
+                false
+            }
+            _ => true,
+        });
+        self.seen = self.documents.iter().enumerate().map(|(i, d)| (d.content_hash, i)).collect();
+        self.warnings.extend(dropped.iter().cloned());
+        dropped
+    }
+}
+
+fn duplicate_note(first: &str) -> String {
+    format!("the same content as {first}: indexed once, as {first}")
 }
 
 pub fn detect_format(path: &str, bytes: &[u8]) -> Result<Format, IngestFailure> {
@@ -169,6 +201,9 @@ pub fn detect_format(path: &str, bytes: &[u8]) -> Result<Format, IngestFailure> 
         "tsv" | "tab" => Format::Tsv,
         "pdf" => Format::Pdf,
         "jsonl" | "ndjson" => Format::Jsonl,
+        "docx" => Format::Docx,
+        "odt" => Format::Odt,
+        "epub" => Format::Epub,
         _ if bytes.starts_with(b"%PDF-") => Format::Pdf,
         _ => {
             return Err(IngestFailure::Unsupported {
@@ -195,10 +230,18 @@ pub fn parse_file(file: &SourceFile, settings: &CorpusSettings) -> Result<Parsed
 }
 
 fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, IngestFailure> {
-    if format == Format::Pdf {
+    let packaged = match format {
+        Format::Pdf => {
+            Some(pdf::parse as fn(&[u8], &mut document::DocumentBuilder) -> Result<document::Metadata, String>)
+        }
+        Format::Docx => Some(docx::parse as _),
+        Format::Odt => Some(odt::parse as _),
+        Format::Epub => Some(epub::parse as _),
+        _ => None,
+    };
+    if let Some(parse) = packaged {
         let mut builder = document::DocumentBuilder::new();
-        let info = pdf::parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
-        let metadata = document::Metadata { title: info.title, ..Default::default() };
+        let metadata = parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
         return Ok(single_document(file, format, builder, metadata, Vec::new()));
     }
     let decoded = encoding::decode(&file.bytes, text_format_name(format))?;
@@ -220,7 +263,7 @@ fn text_format_name(format: Format) -> &'static str {
         Format::Html => "HTML",
         Format::Csv | Format::Tsv => "CSV",
         Format::Jsonl => "JSONL",
-        Format::Text | Format::Pdf => "plain",
+        Format::Text | Format::Pdf | Format::Docx | Format::Odt | Format::Epub => "plain",
     }
 }
 
@@ -241,7 +284,7 @@ fn parse_text_format(
             let title = Some(document::title_from_file_name(&file.path));
             (document::Metadata { title, ..Default::default() }, warnings)
         }
-        Format::Text | Format::Pdf | Format::Jsonl => {
+        _ => {
             text::parse(text, None, builder);
             (document::Metadata::default(), Vec::new())
         }

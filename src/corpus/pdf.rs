@@ -13,15 +13,9 @@ use std::collections::HashMap;
 
 use pdf_extract::{MediaBox, Object, OutputDev, OutputError, Transform};
 
-use super::document::{BlockKind, DocumentBuilder, collapse_whitespace};
+use super::document::{BlockKind, DocumentBuilder, Metadata, collapse_whitespace};
 
-/// What a PDF says about itself beside its text.
-#[derive(Debug, Default)]
-pub struct PdfInfo {
-    pub title: Option<String>,
-}
-
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<PdfInfo, String> {
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
     let read = || read_pdf(bytes);
     // pdf-extract panics on some malformed files instead of returning an error. Natively the unwind is
     // caught here, so one bad PDF cannot take the others down; the process-wide panic hook is left alone
@@ -42,7 +36,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<PdfInfo, Str
         true => headings_from_layout(&pages, body_size),
     };
     lay_out(&pages, &headings, builder);
-    Ok(PdfInfo { title })
+    Ok(Metadata { title, ..Metadata::default() })
 }
 
 /// A PDF's outline (bookmarks) as (level, title) entries, in order; empty when it has none.

@@ -21,16 +21,17 @@ pub fn parse(
     let mut warnings = Vec::new();
     for (index, record) in reader.records().enumerate() {
         match record {
-            Ok(record) => builder.paragraph(BlockKind::TableRow, &render_row(&header, &record)),
+            Ok(record) => builder.paragraph(BlockKind::TableRow, &row_text(&header, record.iter())),
             Err(e) => warnings.push(format!("row {} skipped: {e}", index + 2)),
         }
     }
     Ok(warnings)
 }
 
-fn render_row(header: &[String], record: &csv::StringRecord) -> String {
-    record
-        .iter()
+/// A table row as `header: value; ...` (cells without a header stand alone, empty cells are left out): the
+/// shape every format's table rows take.
+pub fn row_text<'a>(header: &[String], cells: impl Iterator<Item = &'a str>) -> String {
+    cells
         .enumerate()
         .filter(|(_, value)| !value.is_empty())
         .map(|(i, value)| match header.get(i).filter(|h| !h.is_empty()) {

@@ -100,8 +100,9 @@ test("a question is answered with provenance from the right document", async () 
 test("uploaded files are indexed; a bad file gets a clear error and the others still load", async () => {
   const { page, errors } = await openApp();
   const before = await documentCount(page);
+  const saturn = Buffer.from("# Saturn\n\nSaturn is the sixth planet and is famous for its bright rings of ice.\n\n## Moons\n\nTitan, the largest moon of Saturn, has a thick nitrogen atmosphere and lakes of liquid methane.\n");
   await upload(page, [
-    { name: "saturn.md", mimeType: "text/markdown", buffer: Buffer.from("# Saturn\n\nSaturn is the sixth planet and is famous for its bright rings of ice.\n\n## Moons\n\nTitan, the largest moon of Saturn, has a thick nitrogen atmosphere and lakes of liquid methane.\n") },
+    { name: "saturn.md", mimeType: "text/markdown", buffer: saturn },
     { name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.7\nthis is not really a pdf") },
     { name: "photo.png", mimeType: "image/png", buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]) },
   ], before + 1);
@@ -110,6 +111,28 @@ test("uploaded files are indexed; a bad file gets a clear error and the others s
   assert.ok(problems.some((p) => p.startsWith("photo.png: unsupported file type `png`")), JSON.stringify(problems));
   const results = await search(page, "Which moon has lakes of methane?");
   assert.match(results[0].label, /^Saturn › Moons › #1$/);
+
+  // The same file again under another name: reported, not indexed twice.
+  await page.setInputFiles("#files", [{ name: "saturn-copy.md", mimeType: "text/markdown", buffer: saturn }]);
+  await page.waitForFunction(() => [...document.querySelectorAll("#ingest-problems li")]
+    .some((li) => li.textContent === "saturn-copy.md: the same content as saturn.md: indexed once, as saturn.md"));
+  assert.equal(await documentCount(page), before + 1);
+
+  // Word, OpenDocument and EPUB files written by pandoc from real documents (scripts/fetch_real_documents.sh),
+  // and a Windows-1252 text file: each read, the encoding named in the file's report.
+  const real = join(homedir(), ".cache/quire/real-documents");
+  const file = async (name) => ({ name, mimeType: "application/octet-stream", buffer: await readFile(join(real, name)) });
+  await upload(page, [
+    await file("systemd-UIDS-GIDS.docx"), await file("systemd-DISTRO_PORTING.odt"), await file("systemd-DISTRO_PORTING-epub2.epub"),
+    { name: "café.txt", mimeType: "text/plain", buffer: Buffer.from("Le café de la gare, où l'on sert du thé à côté de la fenêtre, était fermé.", "latin1") },
+  ], before + 5);
+  const titles = await page.$$eval("#documents li .title", (items) => items.map((t) => t.textContent));
+  assert.ok(titles.includes("Users, Groups, UIDs and GIDs on systemd Systems"), JSON.stringify(titles));
+  assert.equal(titles.filter((t) => t === "Porting systemd To New Distributions").length, 2, JSON.stringify(titles));
+  const notes = await page.$$eval("#ingest-problems li", (items) => items.map((li) => li.textContent));
+  assert.ok(notes.includes("café.txt: not UTF-8: read as windows-1252 (detected)"), JSON.stringify(notes));
+  const uids = await search(page, "Which UID range is used by the tty group?");
+  assert.ok(uids.some((r) => r.label.startsWith("Users, Groups, UIDs and GIDs on systemd Systems › ")), JSON.stringify(uids));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,0 +1,250 @@
+//! EPUB books: the chapters in spine order, each through the HTML path, under the book's table of contents
+//! (EPUB 3's `nav`, else EPUB 2's NCX) as the section tree: a chapter whose first heading is its contents
+//! entry keeps its headings, moved to the entry's depth; one without gets the entry as its heading and its
+//! own headings below it. Cover and title pages (marked as such, or the short pages before the first page
+//! of real length) are the book's title, not its text. Title from the package metadata.
+
+use std::collections::HashMap;
+
+use roxmltree::Node;
+use scraper::{Html, Selector};
+
+use super::document::{DocumentBuilder, Metadata, collapse_whitespace};
+use super::package::{self, Package, parse_xml};
+
+const CONTAINER: &str = "urn:oasis:names:tc:opendocument:xmlns:container";
+const OPF: &str = "http://www.idpf.org/2007/opf";
+const OPS: &str = "http://www.idpf.org/2007/ops";
+const NCX: &str = "http://www.daisy.org/z3986/2005/ncx/";
+const XHTML: &str = "http://www.w3.org/1999/xhtml";
+
+/// A contents entry: its depth (1 at the top), label and target file.
+struct Entry {
+    depth: u8,
+    label: String,
+    file: String,
+}
+
+struct Item {
+    href: String,
+    properties: String,
+}
+
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
+    let mut package = Package::open(bytes, "EPUB")?;
+    let container = package.required("META-INF/container.xml")?;
+    let container = parse_xml(&container, "META-INF/container.xml")?;
+    let opf_path = container
+        .descendants()
+        .find(|n| n.has_tag_name((CONTAINER, "rootfile")))
+        .and_then(|n| n.attribute("full-path"))
+        .ok_or("not an EPUB file: META-INF/container.xml names no package document")?
+        .to_string();
+    let opf_text = package.required(&opf_path)?;
+    let opf = parse_xml(&opf_text, &opf_path)?;
+    let base = opf_path.rsplit_once('/').map_or(String::new(), |(dir, _)| format!("{dir}/"));
+    let items: HashMap<&str, Item> = opf
+        .descendants()
+        .filter(|n| n.has_tag_name((OPF, "item")))
+        .filter_map(|n| {
+            let href = format!("{base}{}", decode(n.attribute("href")?));
+            Some((n.attribute("id")?, Item { href, properties: n.attribute("properties").unwrap_or("").to_string() }))
+        })
+        .collect();
+    let contents = table_of_contents(&mut package, &opf, &items)?;
+    let skipped = front_pages(&mut package, &items, &opf, directory_of(&opf_path));
+    let spine: Vec<&Item> = opf
+        .descendants()
+        .filter(|n| n.has_tag_name((OPF, "itemref")))
+        .filter_map(|n| items.get(n.attribute("idref")?))
+        .filter(|item| !item.properties.split_whitespace().any(|p| p == "nav") && !skipped.contains(&item.href))
+        .collect();
+    let mut chapters = Vec::new();
+    for item in spine {
+        if let Some(chapter) = package.part(&item.href)? {
+            chapters.push((item, chapter));
+        }
+    }
+    // Short pages before the first page of real length are a cover, a title page or a notice, whatever the
+    // book calls them (EPUB 2 books often mark none, and list the title page in their contents). A book of
+    // short pages only is all text.
+    let start = chapters.iter().position(|(_, chapter)| !is_short_front_page(chapter)).unwrap_or(0);
+    for (item, chapter) in &chapters[start..] {
+        let entry = contents.iter().find(|e| e.file == item.href);
+        lay_out_chapter(chapter, entry, builder);
+    }
+    builder.set_heading_offset(0);
+    builder.end_block();
+    Ok(Metadata { title: package::dublin_core_title(&opf), ..Metadata::default() })
+}
+
+/// Words a front page may have and still be only a cover, a title page or a notice.
+const FRONT_PAGE_WORDS: usize = 100;
+
+fn is_short_front_page(chapter: &str) -> bool {
+    let html = Html::parse_document(chapter);
+    let body = Selector::parse("body").expect("static selector");
+    let words = html.select(&body).flat_map(|b| b.text()).flat_map(str::split_whitespace).count();
+    words <= FRONT_PAGE_WORDS
+}
+
+/// `Chapter%201.xhtml` → `Chapter 1.xhtml`: hrefs are URLs, archive names are not.
+fn decode(href: &str) -> String {
+    percent_encoding::percent_decode_str(href).decode_utf8_lossy().into_owned()
+}
+
+/// A chapter's headings moved under its contents entry (see the module's doc).
+fn lay_out_chapter(chapter: &str, entry: Option<&Entry>, builder: &mut DocumentBuilder) {
+    let html = Html::parse_document(chapter);
+    let headings = Selector::parse("h1, h2, h3, h4, h5, h6").expect("static selector");
+    let found: Vec<(u8, String)> = html
+        .select(&headings)
+        .map(|h| (h.value().name()[1..].parse().unwrap_or(1), collapse_whitespace(&h.text().collect::<String>())))
+        .collect();
+    let top = found.iter().map(|(level, _)| *level).min().unwrap_or(1) as i8;
+    let offset = match entry {
+        Some(entry) if found.first().is_some_and(|(_, text)| text.eq_ignore_ascii_case(&entry.label)) => {
+            entry.depth as i8 - found[0].0 as i8
+        }
+        Some(entry) => {
+            builder.set_heading_offset(0);
+            builder.heading(entry.depth, &entry.label);
+            entry.depth as i8 + 1 - top
+        }
+        None => 0,
+    };
+    builder.set_heading_offset(offset);
+    super::html::parse(chapter, builder);
+}
+
+/// The contents as entries in reading order: EPUB 3's `nav` document, else the spine's NCX.
+fn table_of_contents(
+    package: &mut Package,
+    opf: &roxmltree::Document,
+    items: &HashMap<&str, Item>,
+) -> Result<Vec<Entry>, String> {
+    let nav = items.values().find(|item| item.properties.split_whitespace().any(|p| p == "nav"));
+    if let Some(nav) = nav
+        && let Some(text) = package.part(&nav.href)?
+    {
+        let document = parse_xml(&text, &nav.href)?;
+        let toc = document
+            .descendants()
+            .find(|n| n.has_tag_name((XHTML, "nav")) && n.attribute((OPS, "type")).is_some_and(|t| t.contains("toc")));
+        if let Some(toc) = toc {
+            let mut entries = Vec::new();
+            nav_entries(toc, 0, directory_of(&nav.href), &mut entries);
+            return Ok(entries);
+        }
+    }
+    let ncx = opf
+        .descendants()
+        .find(|n| n.has_tag_name((OPF, "spine")))
+        .and_then(|spine| spine.attribute("toc"))
+        .and_then(|id| items.get(id));
+    let Some(ncx) = ncx else { return Ok(Vec::new()) };
+    let Some(text) = package.part(&ncx.href)? else { return Ok(Vec::new()) };
+    let document = parse_xml(&text, &ncx.href)?;
+    let mut entries = Vec::new();
+    if let Some(map) = document.descendants().find(|n| n.has_tag_name((NCX, "navMap"))) {
+        ncx_entries(map, 1, directory_of(&ncx.href), &mut entries);
+    }
+    Ok(entries)
+}
+
+fn directory_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// `text/ch001.xhtml#intro` relative to `EPUB` → `EPUB/text/ch001.xhtml`, `..` resolved.
+fn resolve(directory: &str, href: &str) -> String {
+    let file = decode(href.split('#').next().unwrap_or(href));
+    let mut parts: Vec<&str> = directory.split('/').filter(|p| !p.is_empty()).collect();
+    for part in file.split('/') {
+        match part {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+fn nav_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>) {
+    for child in node.children().filter(Node::is_element) {
+        match child.tag_name().name() {
+            "ol" => nav_entries(child, depth + 1, directory, entries),
+            "li" => {
+                let anchor = child.children().find(|n| n.has_tag_name((XHTML, "a")) || n.has_tag_name((XHTML, "span")));
+                if let Some(anchor) = anchor {
+                    entries.push(Entry {
+                        depth: depth.clamp(1, 6),
+                        label: collapse_whitespace(&package::text_of(anchor)),
+                        file: anchor.attribute("href").map(|h| resolve(directory, h)).unwrap_or_default(),
+                    });
+                }
+                nav_entries(child, depth, directory, entries);
+            }
+            _ => nav_entries(child, depth, directory, entries),
+        }
+    }
+}
+
+fn ncx_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>) {
+    for point in node.children().filter(|n| n.has_tag_name((NCX, "navPoint"))) {
+        let label =
+            point.descendants().find(|n| n.has_tag_name((NCX, "text"))).map(package::text_of).unwrap_or_default();
+        let file = point
+            .children()
+            .find(|n| n.has_tag_name((NCX, "content")))
+            .and_then(|n| n.attribute("src"))
+            .map(|src| resolve(directory, src))
+            .unwrap_or_default();
+        entries.push(Entry { depth: depth.clamp(1, 6), label: collapse_whitespace(&label), file });
+        ncx_entries(point, depth + 1, directory, entries);
+    }
+}
+
+/// Cover and title pages: the landmarks' `cover` and `titlepage` (EPUB 3), the guide's `cover` and
+/// `title-page` (EPUB 2), and a manifest item marked `cover-image`'s page.
+fn front_pages(
+    package: &mut Package,
+    items: &HashMap<&str, Item>,
+    opf: &roxmltree::Document,
+    opf_directory: &str,
+) -> Vec<String> {
+    let mut pages: Vec<String> = opf
+        .descendants()
+        .filter(|n| n.has_tag_name((OPF, "reference")))
+        .filter(|n| matches!(n.attribute("type"), Some("cover" | "title-page")))
+        .filter_map(|n| n.attribute("href"))
+        .map(|href| resolve(opf_directory, href))
+        .collect();
+    let nav = items.values().find(|item| item.properties.split_whitespace().any(|p| p == "nav"));
+    if let Some(nav) = nav
+        && let Ok(Some(text)) = package.part(&nav.href)
+        && let Ok(document) = parse_xml(&text, &nav.href)
+    {
+        for anchor in document.descendants().filter(|n| n.has_tag_name((XHTML, "a"))) {
+            let landmark = anchor.attribute((OPS, "type")).is_some_and(|t| t == "cover" || t == "titlepage");
+            if landmark && let Some(href) = anchor.attribute("href") {
+                pages.push(resolve(directory_of(&nav.href), href));
+            }
+        }
+    }
+    pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contents_hrefs_resolve_against_their_document() {
+        assert_eq!(resolve("EPUB", "text/ch001.xhtml#howto"), "EPUB/text/ch001.xhtml");
+        assert_eq!(resolve("OEBPS/nav", "../Text/Chapter%201.xhtml"), "OEBPS/Text/Chapter 1.xhtml");
+        assert_eq!(resolve("", "ch2.html"), "ch2.html");
+    }
+}

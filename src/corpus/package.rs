@@ -1,0 +1,80 @@
+//! Zipped XML documents (DOCX, ODT, EPUB): their parts read from the archive (`zip`) with a size limit, so a
+//! zip bomb is an error and not an exhausted tab, and parsed as XML (`roxmltree`); plus the few XML helpers
+//! the three formats share.
+
+use std::io::{Cursor, Read};
+
+use roxmltree::{Document, Node, ParsingOptions};
+
+/// The most bytes one part may inflate to.
+const MAX_PART_BYTES: u64 = 256 * 1024 * 1024;
+
+pub const DUBLIN_CORE: &str = "http://purl.org/dc/elements/1.1/";
+
+pub struct Package<'a> {
+    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    kind: &'static str,
+}
+
+impl<'a> Package<'a> {
+    pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Self, String> {
+        let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| format!("not a valid {kind} file ({e})"))?;
+        Ok(Package { archive, kind })
+    }
+
+    /// The part `name` as text; `None` when the archive has no such part.
+    pub fn part(&mut self, name: &str) -> Result<Option<String>, String> {
+        let kind = self.kind;
+        let mut file = match self.archive.by_name(name) {
+            Ok(file) => file,
+            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+            Err(e) => return Err(format!("unreadable {kind} part {name}: {e}")),
+        };
+        if file.size() > MAX_PART_BYTES {
+            return Err(format!(
+                "{kind} part {name} inflates to {} bytes, above the limit of {MAX_PART_BYTES}",
+                file.size()
+            ));
+        }
+        let mut bytes = Vec::new();
+        (&mut file)
+            .take(MAX_PART_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("unreadable {kind} part {name}: {e}"))?;
+        if bytes.len() as u64 > MAX_PART_BYTES {
+            return Err(format!("{kind} part {name} inflates past the limit of {MAX_PART_BYTES} bytes"));
+        }
+        String::from_utf8(bytes).map(Some).map_err(|_| format!("{kind} part {name} is not UTF-8 XML"))
+    }
+
+    /// A part the format cannot do without.
+    pub fn required(&mut self, name: &str) -> Result<String, String> {
+        let kind = self.kind;
+        self.part(name)?.ok_or_else(|| format!("not a valid {kind} file: {name} is missing"))
+    }
+}
+
+/// Parses a part's XML; DTDs are allowed (EPUB 2's NCX has one), external entities are never fetched.
+pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, String> {
+    let options = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
+    Document::parse_with_options(text, options).map_err(|e| format!("{part} is not well-formed XML: {e}"))
+}
+
+/// The first `dc:title` in a metadata part, whitespace collapsed.
+pub fn dublin_core_title(document: &Document) -> Option<String> {
+    document
+        .descendants()
+        .find(|n| n.has_tag_name((DUBLIN_CORE, "title")))
+        .map(|n| super::document::collapse_whitespace(&text_of(n)))
+        .filter(|t| !t.is_empty())
+}
+
+/// All the text under a node.
+pub fn text_of(node: Node) -> String {
+    node.descendants().filter(Node::is_text).filter_map(|n| n.text()).collect()
+}
+
+/// Child elements of `node` named `name` in `namespace`.
+pub fn children<'n, 'x>(node: Node<'n, 'x>, namespace: &'n str, name: &'n str) -> impl Iterator<Item = Node<'n, 'x>> {
+    node.children().filter(move |n| n.has_tag_name((namespace, name)))
+}
