@@ -14,6 +14,10 @@ documents=(
   "python3-yaml|usr/share/doc/python3-yaml/README.md|pyyaml-README.md"
   "systemd|usr/share/doc/systemd/DISTRO_PORTING.md|systemd-DISTRO_PORTING.md"
   "systemd|usr/share/doc/systemd/UIDS-GIDS.md.gz|systemd-UIDS-GIDS.md"
+  "groff|usr/share/doc/groff-base/pdf/automake.pdf.gz|groff-automake.pdf"
+  "groff|usr/share/doc/groff-base/examples/mom/mon_premier_doc.pdf.gz|groff-mon_premier_doc.pdf"
+  "distro-info-data|usr/share/distro-info/debian.csv|distro-info-debian.csv"
+  "base-passwd|usr/share/doc/base-passwd/README|base-passwd-README.txt"
 )
 mkdir -p "$out"
 work="$(mktemp -d)"

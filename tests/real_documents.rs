@@ -158,3 +158,81 @@ fn table_rows_read_the_same_from_markdown_docx_odt_and_epub() {
         assert!(rows.len() >= 10, "{name}: {} rows", rows.len());
     }
 }
+
+/// The sections of depth 1 and, under each, its sections of depth 2: (chapter, [sub-sections]).
+fn chapters(name: &str) -> (String, Vec<(String, Vec<String>)>) {
+    let report = corpus::ingest(&[SourceFile::new(name, read(name))], &CorpusSettings::default());
+    let corpus = Corpus::build(report.documents, common::embedder(), &CorpusSettings::default());
+    let mut chapters: Vec<(String, Vec<String>)> = Vec::new();
+    for section in &corpus.sections {
+        match (section.depth, chapters.last_mut()) {
+            (1, _) => chapters.push((section.title.clone(), Vec::new())),
+            (2, Some((_, subsections))) => subsections.push(section.title.clone()),
+            _ => {}
+        }
+    }
+    (corpus.documents[0].title.clone(), chapters)
+}
+
+/// PDFs without an outline (groff writes none unless asked): headings from the layout, numbered ones at
+/// their numbering's depth, the table of contents' copies of them not taken for headings.
+#[test]
+fn pdfs_without_an_outline_get_their_headings_from_the_layout() {
+    let (title, found) = chapters("groff-automake.pdf");
+    assert_eq!(title, "Using Automake in the Groff project");
+    let numbered: Vec<&(String, Vec<String>)> = found.iter().filter(|(t, _)| t.starts_with(char::is_numeric)).collect();
+    let titles: Vec<&str> = numbered.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "1. Overview, the initial build",
+            "2. Building a program",
+            "3. Non-recursive make schema",
+            "4. Installing data",
+            "5. Extending Automake’s rules"
+        ]
+    );
+    assert_eq!(
+        numbered[1].1,
+        [
+            "2.1. A program and its source files",
+            "2.2. Linking against a library",
+            "2.3. Preprocessor flags",
+            "2.4. Cleaning",
+            "2.5. Dependencies",
+            "2.6. Scripts"
+        ]
+    );
+
+    let (title, found) = chapters("groff-mon_premier_doc.pdf");
+    assert_eq!(title, "Mon Premier Document");
+    let expected = [
+        ("Table des matières", vec![]),
+        ("1. Les différentes versions", vec!["1.1. La version originale", "1.2. La version moderne"]),
+        ("2. Les évolutions du Lorem", vec![]),
+    ];
+    let expected: Vec<(String, Vec<String>)> =
+        expected.iter().map(|(t, s)| (t.to_string(), s.iter().map(|s| s.to_string()).collect())).collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_plain_text_readme_and_a_csv_table_keep_their_structure() {
+    let (title, sections) = structure("base-passwd-README.txt", 1);
+    assert_eq!(title, "base-passwd for Debian");
+    assert_eq!(sections, owned(&[(1, "base-passwd for Debian")]));
+
+    let (title, sections) = structure("distro-info-debian.csv", 1);
+    assert_eq!(title, "distro info debian");
+    assert_eq!(sections, owned(&[(1, "distro-info-debian.csv")]));
+    let report = corpus::ingest(
+        &[SourceFile::new("distro-info-debian.csv", read("distro-info-debian.csv"))],
+        &CorpusSettings::default(),
+    );
+    let document = &report.documents[0];
+    let rows: Vec<&str> =
+        document.blocks.iter().filter(|b| b.kind == BlockKind::TableRow).map(|b| document.slice(b.span)).collect();
+    assert!(rows.contains(
+        &"version: 1.2; codename: Rex; series: rex; created: 1996-06-17; release: 1996-12-12; eol: 1998-06-05"
+    ));
+}

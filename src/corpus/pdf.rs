@@ -118,6 +118,8 @@ struct LineCollector {
     page_height: f64,
     last_end: f64,
     word_start: bool,
+    /// The last glyph and where it started: fake bold prints each glyph twice, a hair apart.
+    last_glyph: (String, f64, f64),
 }
 
 impl LineCollector {
@@ -155,6 +157,11 @@ impl OutputDev for LineCollector {
         let (sx, sy) = (font_size * (trm.m11 + trm.m21), font_size * (trm.m12 + trm.m22));
         let size = (sx * sy).abs().sqrt();
         let (x, y) = (trm.m31, self.page_height - trm.m32);
+        let (last, last_x, last_y) = &self.last_glyph;
+        if last == glyph && (x - last_x).abs() < size * 0.2 && (y - last_y).abs() < size * 0.2 {
+            return Ok(());
+        }
+        self.last_glyph = (glyph.to_string(), x, y);
         let same_line = self.line.as_ref().is_some_and(|l| (y - l.y as f64).abs() <= size * 0.5);
         if !same_line || (self.word_start && x + size < self.last_end) {
             self.end_line();
@@ -326,9 +333,20 @@ fn headings_from_layout(pages: &[Vec<Line>], body_size: f32) -> Headings {
         pages.iter().flatten().filter(|l| larger(l) && title_like(l)).map(|l| (l.size * 2.0).round() as i32).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     sizes.dedup();
+    // A table of contents repeats the headings that follow it: where a heading's text comes again, the last
+    // one is the heading.
+    let mut last_of: HashMap<String, (usize, usize)> = HashMap::new();
+    for (p, page) in pages.iter().enumerate() {
+        for (i, line) in page.iter().enumerate() {
+            last_of.insert(normalised(&line.text), (p, i));
+        }
+    }
     let mut headings = Headings::new();
     for (p, page) in pages.iter().enumerate() {
         for (i, line) in page.iter().enumerate().filter(|(_, l)| title_like(l)) {
+            if last_of.get(&normalised(&line.text)) != Some(&(p, i)) {
+                continue;
+            }
             let numbered = numbering_depth(&line.text);
             let level = match (larger(line), numbered) {
                 (_, Some(depth)) => depth,
@@ -449,6 +467,20 @@ mod tests {
         join_line(&mut paragraph, "X-");
         join_line(&mut paragraph, "Ray");
         assert_eq!(paragraph, "the specification says X- Ray");
+    }
+
+    #[test]
+    fn fake_bold_glyphs_printed_twice_are_read_once() {
+        let mut lines = LineCollector::default();
+        let media = MediaBox { llx: 0.0, lly: 0.0, urx: 600.0, ury: 800.0 };
+        lines.begin_page(1, &media, None).unwrap();
+        lines.begin_word().unwrap();
+        // "SA" set in 12-point type, each glyph printed again 0.3 points to the right.
+        for (glyph, x) in [("S", 100.0), ("S", 100.3), ("A", 108.0), ("A", 108.3)] {
+            lines.output_character(&Transform::row_major(1.0, 0.0, 0.0, 1.0, x, 700.0), 0.6, 0.0, 12.0, glyph).unwrap();
+        }
+        lines.end_page().unwrap();
+        assert_eq!(lines.pages[0][0].text, "SA");
     }
 
     fn line(text: &str) -> Line {
