@@ -3,13 +3,14 @@
 //! The engine is platform-neutral and builds natively (tests, CLI, benchmarks) and for wasm32:
 //! [`corpus`] turns files into documents and their structure, [`graph`] is the knowledge graph over it,
 //! [`embed`] computes sentence embeddings, [`index`] holds vector and BM25 indexes, [`store`] assembles an
-//! indexed corpus and persists it as one snapshot file, [`retrieve`] answers queries, and [`eval`] measures
-//! how well it does on labelled questions. The browser app
-//! lives in `app` (wasm32 only) and holds no retrieval logic.
+//! indexed corpus and persists it as one snapshot file, [`retrieve`] answers queries, [`eval`] measures how
+//! well it does on labelled questions, and [`generate`] asks the user's LLM endpoint for answers from the
+//! retrieved chunks. The browser app lives in `app` (wasm32 only) and holds no retrieval logic.
 
 pub mod corpus;
 pub mod embed;
 pub mod eval;
+pub mod generate;
 pub mod graph;
 pub mod index;
 pub mod retrieve;

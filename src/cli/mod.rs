@@ -1,6 +1,7 @@
 //! The native command line: build, update, inspect and query snapshot files, and evaluate retrieval on
 //! labelled data. Presentation only: every step is an engine call.
 
+mod ask;
 mod eval;
 mod train;
 
@@ -89,6 +90,9 @@ enum Command {
         #[arg(long)]
         fusion_model: Option<PathBuf>,
     },
+    /// Answer a question from the snapshot with the user's LLM endpoint (OpenAI-compatible or Ollama),
+    /// streamed, citing its sources.
+    Ask(ask::AskArgs),
     /// Train learned fusion (seed 000's network) on a BEIR-layout folder's labelled questions and write the
     /// weights for `--fusion-model`.
     TrainFusion(train::TrainArgs),
@@ -127,6 +131,7 @@ pub fn run() -> i32 {
             },
         ),
         Command::Eval(args) => eval::run(&cli.model_dir, args),
+        Command::Ask(args) => ask::run(&cli.model_dir, args),
         Command::TrainFusion(args) => train::run(&cli.model_dir, args),
     };
     match outcome {

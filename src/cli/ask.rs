@@ -1,0 +1,94 @@
+//! `quire ask`: the question's best chunks (any retrieval method), then an answer streamed from the user's
+//! LLM endpoint as it arrives, then the sources with the ones the answer cites marked. Presentation only:
+//! the prompt, the request, the stream and the diagnosis of a failure are the engine's (`generate`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use quire::embed::TextEmbedder;
+use quire::generate::{self, ContextChunk, Endpoint, PromptStyle, Provider};
+use quire::retrieve;
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct AskArgs {
+    snapshot: PathBuf,
+    question: String,
+    /// The endpoint's base URL: an OpenAI-compatible one with its version (`http://127.0.0.1:1234/v1`), or
+    /// Ollama's (`http://127.0.0.1:11434`).
+    #[arg(long)]
+    endpoint: String,
+    /// `openai` (chat completions: OpenAI, LM Studio, llama.cpp, vLLM, Groq, OpenRouter) or `ollama`.
+    #[arg(long, default_value = "openai")]
+    provider: String,
+    #[arg(long)]
+    model: String,
+    /// The environment variable that holds the API key (a key on the command line is visible to other users
+    /// of the machine).
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Chunks given as context.
+    #[arg(short, default_value_t = 6)]
+    k: usize,
+    /// Retrieval method, as for `quire query`.
+    #[arg(long, default_value = "rrf")]
+    method: String,
+    /// `brief` (at most three sentences) or `detailed`.
+    #[arg(long, default_value = "brief")]
+    style: String,
+    /// Instructions to send instead of the style's (the system prompt), read from a file.
+    #[arg(long)]
+    prompt_file: Option<PathBuf>,
+    #[arg(long, default_value_t = 0.2)]
+    temperature: f32,
+    #[arg(long, default_value_t = 512)]
+    max_tokens: u32,
+    /// Seconds to wait for the endpoint to connect and to start answering.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+}
+
+pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
+    let endpoint = endpoint(&args)?;
+    let instructions = match &args.prompt_file {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => PromptStyle::parse(&args.style)?.instructions().to_string(),
+    };
+    let method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
+    let index = super::load_snapshot(&args.snapshot)?;
+    let embedder = super::load_embedder(model_dir)?;
+    index.check_model(&super::embedder_identity(&embedder))?;
+    let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
+    let hits = method.retrieve(&index, retrieve::Query { text: &args.question, vector: &vector }, args.k);
+    let views: Vec<_> = hits.iter().map(|hit| index.chunk_view(hit.chunk)).collect();
+    let context: Vec<ContextChunk> =
+        views.iter().map(|view| ContextChunk { label: view.label.clone(), text: view.text.clone() }).collect();
+    let messages = generate::build_messages(&args.question, &context, &instructions);
+
+    let mut stdout = std::io::stdout();
+    let answer = generate::native::ask(&endpoint, &messages, Duration::from_secs(args.timeout), &mut |text| {
+        let _ = write!(stdout, "{text}");
+        let _ = stdout.flush();
+    })
+    .map_err(|failure| failure.to_string())?;
+    let cited = generate::cited(&answer, views.len());
+    println!("\n\nSources ({} of {} cited):", cited.len(), views.len());
+    for (number, view) in views.iter().enumerate().map(|(i, view)| (i + 1, view)) {
+        let mark = if cited.contains(&number) { "cited" } else { "     " };
+        println!("[{number}] {mark} {} ({})", view.label, view.source);
+    }
+    Ok(())
+}
+
+fn endpoint(args: &AskArgs) -> Result<Endpoint, String> {
+    let mut endpoint = Endpoint::new(Provider::parse(&args.provider)?, &args.endpoint, &args.model);
+    endpoint.temperature = args.temperature;
+    endpoint.max_tokens = args.max_tokens;
+    if let Some(variable) = &args.api_key_env {
+        let key = std::env::var(variable).map_err(|_| format!("the environment variable {variable} is not set"))?;
+        endpoint.api_key = Some(key);
+    }
+    Ok(endpoint)
+}
