@@ -470,4 +470,30 @@ fn a_document_already_indexed_under_another_name_is_not_indexed_again() {
     let mut moved = corpus::ingest(&[SourceFile::new("copy/moon.md", moon)], &settings);
     assert!(moved.drop_indexed_duplicates(&indexed, &["notes/moon.md".to_string()]).is_empty());
     assert_eq!(moved.documents.len(), 1);
+    // A new version of an indexed document that now equals another is kept: dropping it would leave the old one.
+    let both =
+        [indexed.clone(), corpus::ingest(&[SourceFile::new("sun.md", "# Sun\n\nA star.\n")], &settings).documents]
+            .concat();
+    let mut rewritten = corpus::ingest(&[SourceFile::new("sun.md", moon)], &settings);
+    assert!(rewritten.drop_indexed_duplicates(&both, &[]).is_empty());
+    assert_eq!(rewritten.documents.len(), 1);
+}
+
+#[test]
+fn deeply_nested_office_documents_parse_on_a_small_stack() {
+    // 50,000 nested content controls (Word) and spans (OpenDocument): a few hundred kilobytes that must not
+    // exhaust a 1 MiB stack. What lies deeper than any real document nests is skipped.
+    let word = "<w:sdt><w:sdtContent>".repeat(50_000) + &"</w:sdtContent></w:sdt>".repeat(50_000);
+    let word = format!("<w:p><w:r><w:t>Shallow text.</w:t></w:r></w:p>{word}");
+    let spans = "<text:span>".repeat(50_000) + "deep" + &"</text:span>".repeat(50_000);
+    let odt = format!("<text:p>Shallow text.</text:p><text:p>{spans}</text:p>");
+    let files = [office_files(&word).swap_remove(0), office_files(&odt).swap_remove(1)];
+    let parsed = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || files.map(|(name, bytes)| parse_one(name, &bytes).map(|p| p.documents[0].text.clone())))
+        .expect("thread spawns")
+        .join()
+        .expect("parsing does not overflow the stack");
+    assert_eq!(parsed[0].as_deref(), Ok("Shallow text."));
+    assert_eq!(parsed[1].as_deref(), Ok("Shallow text."));
 }

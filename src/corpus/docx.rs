@@ -45,7 +45,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, St
         .children()
         .find(|n| n.has_tag_name((W, "body")))
         .ok_or("not a valid DOCX file: the document has no body")?;
-    let mut walker = Walker { builder, styles: &styles, links: &links, title: None };
+    let mut walker = Walker { builder, styles: &styles, links: &links, title: None, nesting: 0 };
     walker.blocks(body);
     walker.builder.end_block();
     Ok(Metadata { title: core_title.or(walker.title), ..Metadata::default() })
@@ -101,11 +101,21 @@ struct Walker<'w, 'b> {
     links: &'w HashMap<String, String>,
     /// The first `Title` paragraph's text.
     title: Option<String>,
+    /// Elements entered and not yet left (see `package::MAX_NESTING`).
+    nesting: usize,
 }
 
 impl Walker<'_, '_> {
     /// Paragraphs and tables in order, through content controls and tracked insertions.
     fn blocks(&mut self, container: Node) {
+        self.nesting += 1;
+        if self.nesting <= package::MAX_NESTING {
+            self.blocks_in(container);
+        }
+        self.nesting -= 1;
+    }
+
+    fn blocks_in(&mut self, container: Node) {
         for node in container.children().filter(Node::is_element) {
             match node.tag_name().name() {
                 "p" if node.tag_name().namespace() == Some(W) => self.paragraph(node),
@@ -149,6 +159,14 @@ impl Walker<'_, '_> {
 
     /// Runs, breaks and hyperlinks inside a paragraph.
     fn inline(&mut self, node: Node) {
+        self.nesting += 1;
+        if self.nesting <= package::MAX_NESTING {
+            self.inline_in(node);
+        }
+        self.nesting -= 1;
+    }
+
+    fn inline_in(&mut self, node: Node) {
         for child in node.children().filter(Node::is_element) {
             match child.tag_name().name() {
                 "t" => self.builder.push_text(child.text().unwrap_or_default()),

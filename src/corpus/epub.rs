@@ -42,22 +42,23 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, St
         .to_string();
     let opf_text = package.required(&opf_path)?;
     let opf = parse_xml(&opf_text, &opf_path)?;
-    let base = opf_path.rsplit_once('/').map_or(String::new(), |(dir, _)| format!("{dir}/"));
     let items: HashMap<&str, Item> = opf
         .descendants()
         .filter(|n| n.has_tag_name((OPF, "item")))
         .filter_map(|n| {
-            let href = format!("{base}{}", decode(n.attribute("href")?));
+            let href = resolve(directory_of(&opf_path), n.attribute("href")?);
             Some((n.attribute("id")?, Item { href, properties: n.attribute("properties").unwrap_or("").to_string() }))
         })
         .collect();
     let contents = table_of_contents(&mut package, &opf, &items)?;
     let skipped = front_pages(&mut package, &items, &opf, directory_of(&opf_path));
+    let mut seen = std::collections::HashSet::new();
     let spine: Vec<&Item> = opf
         .descendants()
         .filter(|n| n.has_tag_name((OPF, "itemref")))
         .filter_map(|n| items.get(n.attribute("idref")?))
         .filter(|item| !item.properties.split_whitespace().any(|p| p == "nav") && !skipped.contains(&item.href))
+        .filter(|item| seen.insert(item.href.clone()))
         .collect();
     let mut chapters = Vec::new();
     for item in spine {
@@ -93,8 +94,53 @@ fn decode(href: &str) -> String {
     percent_encoding::percent_decode_str(href).decode_utf8_lossy().into_owned()
 }
 
+const VOID_ELEMENTS: &[&str] =
+    &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"];
+
+/// XHTML's self-closed elements written out (`<title/>` → `<title></title>`): an HTML parser reads
+/// `<title/>` or `<script src="…"/>` as an opening tag, and the rest of the chapter as its text.
+fn expand_self_closing(xhtml: &str) -> String {
+    let mut out = String::with_capacity(xhtml.len());
+    let mut rest = xhtml;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        rest = &rest[open..];
+        let name_len = rest[1..].find(|c: char| !(c.is_ascii_alphanumeric() || c == ':' || c == '-')).map_or(0, |n| n);
+        let name = &rest[1..1 + name_len];
+        let Some(end) = tag_end(rest) else { break };
+        let tag = &rest[..=end];
+        match tag.strip_suffix("/>") {
+            Some(open_tag) if !name.is_empty() && !VOID_ELEMENTS.contains(&name.to_ascii_lowercase().as_str()) => {
+                out.push_str(open_tag.trim_end());
+                out.push_str("></");
+                out.push_str(name);
+                out.push('>');
+            }
+            _ => out.push_str(tag),
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where a tag starting at the beginning of `text` ends (its `>`), quoted attribute values skipped.
+fn tag_end(text: &str) -> Option<usize> {
+    let mut quote = None;
+    for (i, c) in text.char_indices().skip(1) {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '>') => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A chapter's headings moved under its contents entry (see the module's doc).
 fn lay_out_chapter(chapter: &str, entry: Option<&Entry>, builder: &mut DocumentBuilder) {
+    let chapter = &expand_self_closing(chapter);
     let html = Html::parse_document(chapter);
     let headings = Selector::parse("h1, h2, h3, h4, h5, h6").expect("static selector");
     let found: Vec<(u8, String)> = html
@@ -133,7 +179,7 @@ fn table_of_contents(
             .find(|n| n.has_tag_name((XHTML, "nav")) && n.attribute((OPS, "type")).is_some_and(|t| t.contains("toc")));
         if let Some(toc) = toc {
             let mut entries = Vec::new();
-            nav_entries(toc, 0, directory_of(&nav.href), &mut entries);
+            nav_entries(toc, (0, 0), directory_of(&nav.href), &mut entries);
             return Ok(entries);
         }
     }
@@ -172,10 +218,16 @@ fn resolve(directory: &str, href: &str) -> String {
     parts.join("/")
 }
 
-fn nav_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>) {
+/// Entries under `node`, `depth` being the list depth and `nesting` the element depth (bounded, see
+/// `package::MAX_NESTING`).
+fn nav_entries(node: Node, (depth, nesting): (u8, usize), directory: &str, entries: &mut Vec<Entry>) {
+    if nesting > package::MAX_NESTING {
+        return;
+    }
     for child in node.children().filter(Node::is_element) {
+        let inside = (depth, nesting + 1);
         match child.tag_name().name() {
-            "ol" => nav_entries(child, depth + 1, directory, entries),
+            "ol" => nav_entries(child, (depth.saturating_add(1), nesting + 1), directory, entries),
             "li" => {
                 let anchor = child.children().find(|n| n.has_tag_name((XHTML, "a")) || n.has_tag_name((XHTML, "span")));
                 if let Some(anchor) = anchor {
@@ -185,14 +237,17 @@ fn nav_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>)
                         file: anchor.attribute("href").map(|h| resolve(directory, h)).unwrap_or_default(),
                     });
                 }
-                nav_entries(child, depth, directory, entries);
+                nav_entries(child, inside, directory, entries);
             }
-            _ => nav_entries(child, depth, directory, entries),
+            _ => nav_entries(child, inside, directory, entries),
         }
     }
 }
 
-fn ncx_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>) {
+fn ncx_entries(node: Node, depth: usize, directory: &str, entries: &mut Vec<Entry>) {
+    if depth > package::MAX_NESTING {
+        return;
+    }
     for point in node.children().filter(|n| n.has_tag_name((NCX, "navPoint"))) {
         let label =
             point.descendants().find(|n| n.has_tag_name((NCX, "text"))).map(package::text_of).unwrap_or_default();
@@ -202,7 +257,7 @@ fn ncx_entries(node: Node, depth: u8, directory: &str, entries: &mut Vec<Entry>)
             .and_then(|n| n.attribute("src"))
             .map(|src| resolve(directory, src))
             .unwrap_or_default();
-        entries.push(Entry { depth: depth.clamp(1, 6), label: collapse_whitespace(&label), file });
+        entries.push(Entry { depth: depth.clamp(1, 6) as u8, label: collapse_whitespace(&label), file });
         ncx_entries(point, depth + 1, directory, entries);
     }
 }
@@ -240,6 +295,21 @@ fn front_pages(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn self_closed_xhtml_elements_do_not_swallow_the_chapter() {
+        let xhtml = "<html><head><title/><script src=\"a.js\"/><link href='x' rel=\"a/b\"/></head>\
+            <body><a id=\"top\"/><p>Text after.</p><br/></body></html>";
+        assert_eq!(
+            expand_self_closing(xhtml),
+            "<html><head><title></title><script src=\"a.js\"></script><link href='x' rel=\"a/b\"/></head>\
+            <body><a id=\"top\"></a><p>Text after.</p><br/></body></html>"
+        );
+        let mut builder = DocumentBuilder::new();
+        lay_out_chapter(xhtml, None, &mut builder);
+        let document = builder.finish("c.xhtml".into(), [0; 16], super::super::Format::Epub, Metadata::default(), "c");
+        assert_eq!(document.text, "Text after.");
+    }
 
     #[test]
     fn contents_hrefs_resolve_against_their_document() {

@@ -168,14 +168,18 @@ impl IngestReport {
     /// not replaced by this update), each with a warning; returns those warnings.
     pub fn drop_indexed_duplicates(&mut self, indexed: &[Document], removed: &[String]) -> Vec<(String, String)> {
         let replaced: std::collections::HashSet<String> = self.documents.iter().map(|d| d.source.clone()).collect();
+        let removed: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
+        let indexed_sources: std::collections::HashSet<&str> = indexed.iter().map(|d| d.source.as_str()).collect();
         let staying: std::collections::HashMap<[u8; 16], &str> = indexed
             .iter()
-            .filter(|d| !removed.contains(&d.source) && !replaced.contains(&d.source))
+            .filter(|d| !removed.contains(d.source.as_str()) && !replaced.contains(&d.source))
             .map(|d| (d.content_hash, d.source.as_str()))
             .collect();
         let mut dropped = Vec::new();
+        // A new version of an indexed document is kept even when it now equals another: dropping it would
+        // leave its old version in the index.
         self.documents.retain(|document| match staying.get(&document.content_hash) {
-            Some(first) if *first != document.source => {
+            Some(first) if *first != document.source && !indexed_sources.contains(document.source.as_str()) => {
                 dropped.push((document.source.clone(), duplicate_note(first)));
                 false
             }

@@ -28,7 +28,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, St
         .descendants()
         .find(|n| n.has_tag_name((OFFICE, "text")))
         .ok_or("not an ODT text document: content.xml has no office:text")?;
-    let mut walker = Walker { builder, title_styles: title_styles(&content), title: None };
+    let mut walker = Walker { builder, title_styles: title_styles(&content), title: None, nesting: 0 };
     walker.blocks(text, false);
     walker.builder.end_block();
     Ok(Metadata { title: meta_title.or(walker.title), ..Metadata::default() })
@@ -51,10 +51,20 @@ struct Walker<'b> {
     builder: &'b mut DocumentBuilder,
     title_styles: HashSet<String>,
     title: Option<String>,
+    /// Elements entered and not yet left (see `package::MAX_NESTING`).
+    nesting: usize,
 }
 
 impl Walker<'_> {
     fn blocks(&mut self, container: Node, in_list: bool) {
+        self.nesting += 1;
+        if self.nesting <= package::MAX_NESTING {
+            self.blocks_in(container, in_list);
+        }
+        self.nesting -= 1;
+    }
+
+    fn blocks_in(&mut self, container: Node, in_list: bool) {
         for node in container.children().filter(Node::is_element) {
             let namespace = node.tag_name().namespace();
             match (namespace, node.tag_name().name()) {
@@ -88,6 +98,14 @@ impl Walker<'_> {
     }
 
     fn inline(&mut self, node: Node) {
+        self.nesting += 1;
+        if self.nesting <= package::MAX_NESTING {
+            self.inline_in(node);
+        }
+        self.nesting -= 1;
+    }
+
+    fn inline_in(&mut self, node: Node) {
         for child in node.children() {
             if child.is_text() {
                 self.builder.push_text(child.text().unwrap_or_default());

@@ -6,20 +6,28 @@ use std::io::{Cursor, Read};
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-/// The most bytes one part may inflate to.
-const MAX_PART_BYTES: u64 = 256 * 1024 * 1024;
+/// The most bytes one part may inflate to, and all the parts of one file together.
+const MAX_PART_BYTES: u64 = 64 * 1024 * 1024;
+const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
+/// The most XML nodes one part may have.
+const MAX_NODES: u32 = 8_000_000;
+/// Elements nested deeper than this are skipped by the walkers, which recurse: a document is never that
+/// deep, and a crafted one must not exhaust the stack.
+pub const MAX_NESTING: usize = 256;
 
 pub const DUBLIN_CORE: &str = "http://purl.org/dc/elements/1.1/";
 
 pub struct Package<'a> {
     archive: zip::ZipArchive<Cursor<&'a [u8]>>,
     kind: &'static str,
+    /// Bytes inflated so far.
+    inflated: u64,
 }
 
 impl<'a> Package<'a> {
     pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Self, String> {
         let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| format!("not a valid {kind} file ({e})"))?;
-        Ok(Package { archive, kind })
+        Ok(Package { archive, kind, inflated: 0 })
     }
 
     /// The part `name` as text; `None` when the archive has no such part.
@@ -30,20 +38,20 @@ impl<'a> Package<'a> {
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(format!("unreadable {kind} part {name}: {e}")),
         };
-        if file.size() > MAX_PART_BYTES {
-            return Err(format!(
-                "{kind} part {name} inflates to {} bytes, above the limit of {MAX_PART_BYTES}",
-                file.size()
-            ));
+        // What one part may inflate to: its own limit, and what is left of the file's.
+        let limit = MAX_PART_BYTES.min(MAX_TOTAL_BYTES.saturating_sub(self.inflated));
+        if file.size() > limit {
+            return Err(format!("{kind} part {name} inflates to {} bytes, above the limit of {limit}", file.size()));
         }
         let mut bytes = Vec::new();
         (&mut file)
-            .take(MAX_PART_BYTES + 1)
+            .take(limit + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| format!("unreadable {kind} part {name}: {e}"))?;
-        if bytes.len() as u64 > MAX_PART_BYTES {
-            return Err(format!("{kind} part {name} inflates past the limit of {MAX_PART_BYTES} bytes"));
+        if bytes.len() as u64 > limit {
+            return Err(format!("{kind} part {name} inflates past the limit of {limit} bytes"));
         }
+        self.inflated += bytes.len() as u64;
         String::from_utf8(bytes).map(Some).map_err(|_| format!("{kind} part {name} is not UTF-8 XML"))
     }
 
@@ -56,7 +64,7 @@ impl<'a> Package<'a> {
 
 /// Parses a part's XML; DTDs are allowed (EPUB 2's NCX has one), external entities are never fetched.
 pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, String> {
-    let options = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
+    let options = ParsingOptions { allow_dtd: true, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
     Document::parse_with_options(text, options).map_err(|e| format!("{part} is not well-formed XML: {e}"))
 }
 

@@ -209,7 +209,8 @@ fn edge_lines(page: &[Line]) -> impl Iterator<Item = &Line> {
 fn edge_number(line: &Line) -> Option<i64> {
     let mut words = line.text.split_whitespace();
     let (first, last) = (words.next()?, words.next_back());
-    last.and_then(|w| w.parse().ok()).or_else(|| first.parse().ok())
+    let number = |word: &str| word.parse::<u32>().ok().map(i64::from);
+    last.and_then(number).or_else(|| number(first))
 }
 
 /// How printed page numbers run against page positions (a page numbered 7 at position 10: offset 3), when
@@ -285,6 +286,16 @@ fn without_numbering(text: &str) -> &str {
 /// often point at the page before a heading near the top); an entry not found goes before the first line
 /// of its page, so its section still starts there.
 fn headings_from_outline(pages: &[Vec<Line>], outline: &[(usize, String, usize)]) -> Headings {
+    // Each line's comparable forms, with and without its numbering, computed once.
+    let keys: Vec<Vec<(usize, [String; 2])>> = pages
+        .iter()
+        .map(|page| {
+            page.iter()
+                .enumerate()
+                .map(|(i, line)| (i, [normalised(&line.text), normalised(without_numbering(&line.text))]))
+                .collect()
+        })
+        .collect();
     let mut headings = Headings::new();
     for (level, title, page) in outline {
         let wanted = normalised(without_numbering(title));
@@ -293,15 +304,17 @@ fn headings_from_outline(pages: &[Vec<Line>], outline: &[(usize, String, usize)]
         }
         let level = (*level).clamp(1, 6) as u8;
         let first_page = page.saturating_sub(1);
-        let matches = |line: &Line| {
-            [normalised(&line.text), normalised(without_numbering(&line.text))].iter().any(|text| {
-                text == &wanted || (text.len() >= 4 && wanted.starts_with(text.as_str())) || text.starts_with(&wanted)
-            })
+        // A line matches an entry when it is the entry's title, or starts it or with it and is about as long:
+        // "Index" must not claim the sentence "Indexing is…".
+        let matches = |text: &str| {
+            let near = text.len() <= wanted.len() * 2 + 8 && wanted.len() <= text.len() * 2 + 8;
+            text == wanted || (near && text.len() >= 4 && (wanted.starts_with(text) || text.starts_with(&wanted)))
         };
         let found = (first_page..(first_page + 2).min(pages.len())).find_map(|p| {
-            let line =
-                pages[p].iter().enumerate().position(|(i, line)| !headings.contains_key(&(p, i)) && matches(line));
-            line.map(|l| (p, l))
+            let line = keys[p]
+                .iter()
+                .find(|(i, forms)| !headings.contains_key(&(p, *i)) && forms.iter().any(|form| matches(form)));
+            line.map(|(i, _)| (p, *i))
         });
         match found {
             Some(at) => {
@@ -333,18 +346,20 @@ fn headings_from_layout(pages: &[Vec<Line>], body_size: f32) -> Headings {
         pages.iter().flatten().filter(|l| larger(l) && title_like(l)).map(|l| (l.size * 2.0).round() as i32).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     sizes.dedup();
-    // A table of contents repeats the headings that follow it: where a heading's text comes again, the last
-    // one is the heading.
+    // A table of contents repeats the numbered headings that follow it: where a numbered heading's text
+    // comes again, the last one is the heading. (Unnumbered ones, such as each chapter's "Examples", may
+    // repeat in their own right.)
     let mut last_of: HashMap<String, (usize, usize)> = HashMap::new();
     for (p, page) in pages.iter().enumerate() {
-        for (i, line) in page.iter().enumerate() {
+        for (i, line) in page.iter().enumerate().filter(|(_, l)| numbering_depth(&l.text).is_some()) {
             last_of.insert(normalised(&line.text), (p, i));
         }
     }
     let mut headings = Headings::new();
     for (p, page) in pages.iter().enumerate() {
         for (i, line) in page.iter().enumerate().filter(|(_, l)| title_like(l)) {
-            if last_of.get(&normalised(&line.text)) != Some(&(p, i)) {
+            let numbered = numbering_depth(&line.text).is_some();
+            if numbered && last_of.get(&normalised(&line.text)) != Some(&(p, i)) {
                 continue;
             }
             let numbered = numbering_depth(&line.text);

@@ -41,10 +41,14 @@ impl StreamDecoder {
 
     /// Every event in the complete lines received so far.
     pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<StreamEvent>, StreamError> {
+        // What is pending holds no line end: only the new bytes need looking at (a server that sends a byte
+        // at a time must not cost a scan of the whole line per byte).
+        let mut from = self.pending.len();
         self.pending.extend_from_slice(bytes);
         let mut events = Vec::new();
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
+        while let Some(offset) = self.pending[from..].iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=from + offset).collect();
+            from = 0;
             let line = String::from_utf8_lossy(&line);
             events.extend(self.line(line.trim())?);
         }
