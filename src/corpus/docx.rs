@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use roxmltree::Node;
 
 use super::document::{BlockKind, DocumentBuilder, LinkKind, Metadata};
-use super::package::{self, Package, parse_xml};
-use super::table::row_text;
+use super::package::{self, Nested, Package, parse_xml};
+use super::table::table_rows;
 
 const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 const R: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
@@ -105,14 +105,16 @@ struct Walker<'w, 'b> {
     nesting: usize,
 }
 
+impl Nested for Walker<'_, '_> {
+    fn nesting(&mut self) -> &mut usize {
+        &mut self.nesting
+    }
+}
+
 impl Walker<'_, '_> {
     /// Paragraphs and tables in order, through content controls and tracked insertions.
     fn blocks(&mut self, container: Node) {
-        self.nesting += 1;
-        if self.nesting <= package::MAX_NESTING {
-            self.blocks_in(container);
-        }
-        self.nesting -= 1;
+        self.nested(|walker| walker.blocks_in(container));
     }
 
     fn blocks_in(&mut self, container: Node) {
@@ -141,13 +143,7 @@ impl Walker<'_, '_> {
 
     fn paragraph(&mut self, paragraph: Node) {
         let kind = match self.role(paragraph) {
-            Role::Title => {
-                let text = super::document::collapse_whitespace(&runs_text(paragraph));
-                if self.title.is_none() && !text.is_empty() {
-                    self.title = Some(text);
-                }
-                return;
-            }
+            Role::Title => return package::keep_first_title(&mut self.title, &runs_text(paragraph)),
             Role::Heading(level) => BlockKind::Heading { level: level.clamp(1, 6) },
             Role::List => BlockKind::ListItem,
             Role::Body => BlockKind::Paragraph,
@@ -159,11 +155,7 @@ impl Walker<'_, '_> {
 
     /// Runs, breaks and hyperlinks inside a paragraph.
     fn inline(&mut self, node: Node) {
-        self.nesting += 1;
-        if self.nesting <= package::MAX_NESTING {
-            self.inline_in(node);
-        }
-        self.nesting -= 1;
+        self.nested(|walker| walker.inline_in(node));
     }
 
     fn inline_in(&mut self, node: Node) {
@@ -192,24 +184,21 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// One block per row; the first row is the header when Word marks it so, or when the table has more
-    /// rows and columns than one.
+    /// One block per row, under the header row Word marks (`tblHeader`), else as `table_rows` decides.
     fn table(&mut self, table: Node) {
-        self.builder.end_block();
         let rows: Vec<Node> = table.children().filter(|n| n.has_tag_name((W, "tr"))).collect();
-        let cells = |row: &Node| -> Vec<String> {
-            row.children()
-                .filter(|n| n.has_tag_name((W, "tc")))
-                .map(|cell| super::document::collapse_whitespace(&runs_text(cell)))
-                .collect()
-        };
         let marked = rows.first().is_some_and(|row| row.descendants().any(|n| n.has_tag_name((W, "tblHeader"))));
-        let header_row = marked || (rows.len() > 1 && rows.first().is_some_and(|r| cells(r).len() > 1));
-        let header = if header_row { rows.first().map(cells).unwrap_or_default() } else { Vec::new() };
-        for row in rows.iter().skip(usize::from(header_row)) {
-            let values = cells(row);
-            self.builder.paragraph(BlockKind::TableRow, &row_text(&header, values.iter().map(String::as_str)));
-        }
+        let mut cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| {
+                row.children()
+                    .filter(|n| n.has_tag_name((W, "tc")))
+                    .map(|cell| super::document::collapse_whitespace(&runs_text(cell)))
+                    .collect()
+            })
+            .collect();
+        let header = (marked && !cells.is_empty()).then(|| cells.remove(0));
+        table_rows(header, cells, self.builder);
     }
 }
 

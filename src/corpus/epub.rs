@@ -30,6 +30,16 @@ struct Item {
     properties: String,
 }
 
+impl Item {
+    /// EPUB 3's navigation document: the contents and the landmarks.
+    fn is_nav(&self) -> bool {
+        self.properties.split_whitespace().any(|p| p == "nav")
+    }
+}
+
+/// EPUB 3's navigation document, parsed, and the folder its hrefs start from.
+type Nav<'x> = (roxmltree::Document<'x>, &'x str);
+
 pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
     let mut package = Package::open(bytes, "EPUB")?;
     let container = package.required("META-INF/container.xml")?;
@@ -50,14 +60,23 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, St
             Some((n.attribute("id")?, Item { href, properties: n.attribute("properties").unwrap_or("").to_string() }))
         })
         .collect();
-    let contents = table_of_contents(&mut package, &opf, &items)?;
-    let skipped = front_pages(&mut package, &items, &opf, directory_of(&opf_path));
+    let nav_item = items.values().find(|item| item.is_nav());
+    let nav_text = match nav_item {
+        Some(item) => package.part(&item.href)?,
+        None => None,
+    };
+    let nav = match (nav_item, &nav_text) {
+        (Some(item), Some(text)) => Some((parse_xml(text, &item.href)?, directory_of(&item.href))),
+        _ => None,
+    };
+    let contents = table_of_contents(&mut package, &opf, &items, nav.as_ref())?;
+    let skipped = front_pages(&opf, directory_of(&opf_path), nav.as_ref());
     let mut seen = std::collections::HashSet::new();
     let spine: Vec<&Item> = opf
         .descendants()
         .filter(|n| n.has_tag_name((OPF, "itemref")))
         .filter_map(|n| items.get(n.attribute("idref")?))
-        .filter(|item| !item.properties.split_whitespace().any(|p| p == "nav") && !skipped.contains(&item.href))
+        .filter(|item| !item.is_nav() && !skipped.contains(&item.href))
         .filter(|item| seen.insert(item.href.clone()))
         .collect();
     let mut chapters = Vec::new();
@@ -160,7 +179,7 @@ fn lay_out_chapter(chapter: &str, entry: Option<&Entry>, builder: &mut DocumentB
         None => 0,
     };
     builder.set_heading_offset(offset);
-    super::html::parse(chapter, builder);
+    super::html::lay_out(&html, builder);
 }
 
 /// The contents as entries in reading order: EPUB 3's `nav` document, else the spine's NCX.
@@ -168,20 +187,18 @@ fn table_of_contents(
     package: &mut Package,
     opf: &roxmltree::Document,
     items: &HashMap<&str, Item>,
+    nav: Option<&Nav>,
 ) -> Result<Vec<Entry>, String> {
-    let nav = items.values().find(|item| item.properties.split_whitespace().any(|p| p == "nav"));
-    if let Some(nav) = nav
-        && let Some(text) = package.part(&nav.href)?
-    {
-        let document = parse_xml(&text, &nav.href)?;
+    let toc = nav.and_then(|(document, directory)| {
         let toc = document
             .descendants()
             .find(|n| n.has_tag_name((XHTML, "nav")) && n.attribute((OPS, "type")).is_some_and(|t| t.contains("toc")));
-        if let Some(toc) = toc {
-            let mut entries = Vec::new();
-            nav_entries(toc, (0, 0), directory_of(&nav.href), &mut entries);
-            return Ok(entries);
-        }
+        toc.map(|toc| (toc, *directory))
+    });
+    if let Some((toc, directory)) = toc {
+        let mut entries = Vec::new();
+        nav_entries(toc, (0, 0), directory, &mut entries);
+        return Ok(entries);
     }
     let ncx = opf
         .descendants()
@@ -264,12 +281,7 @@ fn ncx_entries(node: Node, depth: usize, directory: &str, entries: &mut Vec<Entr
 
 /// Cover and title pages: the landmarks' `cover` and `titlepage` (EPUB 3), the guide's `cover` and
 /// `title-page` (EPUB 2), and a manifest item marked `cover-image`'s page.
-fn front_pages(
-    package: &mut Package,
-    items: &HashMap<&str, Item>,
-    opf: &roxmltree::Document,
-    opf_directory: &str,
-) -> Vec<String> {
+fn front_pages(opf: &roxmltree::Document, opf_directory: &str, nav: Option<&Nav>) -> Vec<String> {
     let mut pages: Vec<String> = opf
         .descendants()
         .filter(|n| n.has_tag_name((OPF, "reference")))
@@ -277,15 +289,11 @@ fn front_pages(
         .filter_map(|n| n.attribute("href"))
         .map(|href| resolve(opf_directory, href))
         .collect();
-    let nav = items.values().find(|item| item.properties.split_whitespace().any(|p| p == "nav"));
-    if let Some(nav) = nav
-        && let Ok(Some(text)) = package.part(&nav.href)
-        && let Ok(document) = parse_xml(&text, &nav.href)
-    {
+    if let Some((document, directory)) = nav {
         for anchor in document.descendants().filter(|n| n.has_tag_name((XHTML, "a"))) {
             let landmark = anchor.attribute((OPS, "type")).is_some_and(|t| t == "cover" || t == "titlepage");
             if landmark && let Some(href) = anchor.attribute("href") {
-                pages.push(resolve(directory_of(&nav.href), href));
+                pages.push(resolve(directory, href));
             }
         }
     }

@@ -32,8 +32,12 @@ const CONTAINERS: &[&str] = &[
 ];
 
 pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Metadata {
-    let document = Html::parse_document(text);
-    let mut metadata = Metadata { title: page_title(&document), ..Metadata::default() };
+    lay_out(&Html::parse_document(text), builder)
+}
+
+/// A page the caller has parsed already (an EPUB chapter, whose headings it looked at first).
+pub fn lay_out(document: &Html, builder: &mut DocumentBuilder) -> Metadata {
+    let mut metadata = Metadata { title: page_title(document), ..Metadata::default() };
     let mut walker = Walker { builder, relations: Vec::new() };
     walker.walk(*document.root_element());
     walker.builder.end_block();

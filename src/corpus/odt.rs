@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use roxmltree::Node;
 
 use super::document::{BlockKind, DocumentBuilder, LinkKind, Metadata, collapse_whitespace};
-use super::package::{self, Package, children, parse_xml};
-use super::table::row_text;
+use super::package::{self, Nested, Package, children, parse_xml};
+use super::table::table_rows;
 
 const OFFICE: &str = "urn:oasis:names:tc:opendocument:xmlns:office:1.0";
 const TEXT: &str = "urn:oasis:names:tc:opendocument:xmlns:text:1.0";
@@ -55,13 +55,15 @@ struct Walker<'b> {
     nesting: usize,
 }
 
+impl Nested for Walker<'_> {
+    fn nesting(&mut self) -> &mut usize {
+        &mut self.nesting
+    }
+}
+
 impl Walker<'_> {
     fn blocks(&mut self, container: Node, in_list: bool) {
-        self.nesting += 1;
-        if self.nesting <= package::MAX_NESTING {
-            self.blocks_in(container, in_list);
-        }
-        self.nesting -= 1;
+        self.nested(|walker| walker.blocks_in(container, in_list));
     }
 
     fn blocks_in(&mut self, container: Node, in_list: bool) {
@@ -73,10 +75,7 @@ impl Walker<'_> {
                     self.block(node, BlockKind::Heading { level: level.clamp(1, 6) });
                 }
                 (Some(TEXT), "p") if self.is_title(node) => {
-                    let text = collapse_whitespace(&package::text_of(node));
-                    if self.title.is_none() && !text.is_empty() {
-                        self.title = Some(text);
-                    }
+                    package::keep_first_title(&mut self.title, &package::text_of(node))
                 }
                 (Some(TEXT), "p") => self.block(node, if in_list { BlockKind::ListItem } else { BlockKind::Paragraph }),
                 (Some(TEXT), "list" | "list-item" | "list-header") => self.blocks(node, true),
@@ -98,11 +97,7 @@ impl Walker<'_> {
     }
 
     fn inline(&mut self, node: Node) {
-        self.nesting += 1;
-        if self.nesting <= package::MAX_NESTING {
-            self.inline_in(node);
-        }
-        self.nesting -= 1;
+        self.nested(|walker| walker.inline_in(node));
     }
 
     fn inline_in(&mut self, node: Node) {
@@ -129,28 +124,18 @@ impl Walker<'_> {
         }
     }
 
-    /// One block per row; header rows are the document's own, else the first row of a table with more rows
-    /// and columns than one.
+    /// One block per row, under the document's own header row (`table:table-header-rows`), else as
+    /// `table_rows` decides.
     fn table(&mut self, table: Node) {
-        self.builder.end_block();
         let cells = |row: Node| -> Vec<String> {
             children(row, TABLE, "table-cell").map(|cell| collapse_whitespace(&package::text_of(cell))).collect()
         };
-        let marked: Vec<Node> =
-            children(table, TABLE, "table-header-rows").flat_map(|h| children(h, TABLE, "table-row")).collect();
-        let mut rows: Vec<Node> = children(table, TABLE, "table-row").collect();
-        rows.extend(children(table, TABLE, "table-rows").flat_map(|r| children(r, TABLE, "table-row")));
-        let header = match (marked.first(), rows.first()) {
-            (Some(&row), _) => cells(row),
-            (None, Some(&row)) if rows.len() > 1 && cells(row).len() > 1 => {
-                rows.remove(0);
-                cells(row)
-            }
-            _ => Vec::new(),
-        };
-        for row in rows {
-            let values = cells(row);
-            self.builder.paragraph(BlockKind::TableRow, &row_text(&header, values.iter().map(String::as_str)));
-        }
+        let header =
+            children(table, TABLE, "table-header-rows").flat_map(|h| children(h, TABLE, "table-row")).next().map(cells);
+        let rows = children(table, TABLE, "table-row")
+            .chain(children(table, TABLE, "table-rows").flat_map(|r| children(r, TABLE, "table-row")))
+            .map(cells)
+            .collect();
+        table_rows(header, rows, self.builder);
     }
 }

@@ -62,6 +62,29 @@ impl<'a> Package<'a> {
     }
 }
 
+/// A walker over XML that recurses once per element level, bounded by [`MAX_NESTING`].
+pub trait Nested: Sized {
+    /// Elements entered and not yet left.
+    fn nesting(&mut self) -> &mut usize;
+
+    /// Runs `walk` one level deeper, unless that is deeper than [`MAX_NESTING`].
+    fn nested(&mut self, walk: impl FnOnce(&mut Self)) {
+        *self.nesting() += 1;
+        if *self.nesting() <= MAX_NESTING {
+            walk(self);
+        }
+        *self.nesting() -= 1;
+    }
+}
+
+/// A `Title`-styled paragraph's text becomes the document's title when it is the first with any text.
+pub fn keep_first_title(title: &mut Option<String>, paragraph_text: &str) {
+    let text = super::document::collapse_whitespace(paragraph_text);
+    if title.is_none() && !text.is_empty() {
+        *title = Some(text);
+    }
+}
+
 /// Parses a part's XML; DTDs are allowed (EPUB 2's NCX has one), external entities are never fetched.
 pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, String> {
     let options = ParsingOptions { allow_dtd: true, nodes_limit: MAX_NODES, ..ParsingOptions::default() };

@@ -28,6 +28,20 @@ pub fn parse(
     Ok(warnings)
 }
 
+/// A document's table as one `TableRow` block per row, under `marked_header` (the header row the document
+/// marks as one), else under the first row when the table has more rows and columns than one.
+pub fn table_rows(marked_header: Option<Vec<String>>, mut rows: Vec<Vec<String>>, builder: &mut DocumentBuilder) {
+    builder.end_block();
+    let header = match marked_header {
+        Some(header) => header,
+        None if rows.len() > 1 && rows[0].len() > 1 => rows.remove(0),
+        None => Vec::new(),
+    };
+    for row in rows {
+        builder.paragraph(BlockKind::TableRow, &row_text(&header, row.iter().map(String::as_str)));
+    }
+}
+
 /// A table row as `header: value; ...` (cells without a header stand alone, empty cells are left out): the
 /// shape every format's table rows take.
 pub fn row_text<'a>(header: &[String], cells: impl Iterator<Item = &'a str>) -> String {

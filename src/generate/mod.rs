@@ -115,10 +115,7 @@ fn available_models(available: &[String]) -> String {
 pub fn failure_for_status(endpoint: &Endpoint, status: u16, body: &str) -> Failure {
     let message = serde_json::from_str::<serde_json::Value>(body)
         .ok()
-        .and_then(|value| {
-            let error = value.get("error")?;
-            error["message"].as_str().or(error.as_str()).map(str::to_string)
-        })
+        .and_then(|value| stream::stated_error(&value).map(str::to_string))
         .unwrap_or_else(|| body.chars().take(200).collect::<String>().trim().to_string());
     match status {
         401 | 403 => Failure::Unauthorized { message },

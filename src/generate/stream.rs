@@ -131,10 +131,16 @@ impl StreamDecoder {
     }
 }
 
-/// `{"error": "…"}` (Ollama) or `{"error": {"message": "…"}}` (OpenAI).
+/// The error a response states: `{"error": "…"}` (Ollama) or `{"error": {"message": "…"}}` (OpenAI).
+pub(super) fn stated_error(value: &Value) -> Option<&str> {
+    let error = value.get("error")?;
+    error["message"].as_str().or(error.as_str())
+}
+
+/// An error in a stream, said as the server states it, else as the JSON it sent.
 fn error_message(value: &Value) -> Option<String> {
     let error = value.get("error")?;
-    Some(error["message"].as_str().or(error.as_str()).map_or_else(|| error.to_string(), str::to_string))
+    Some(stated_error(value).map_or_else(|| error.to_string(), str::to_string))
 }
 
 #[cfg(test)]
