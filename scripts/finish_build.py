@@ -7,8 +7,11 @@
    every Binaryen pass measured, even a bare re-encode, made embedding slower (docs/BENCHMARKS.md, "The wasm
    module"), and embedding speed is what the app spends its time on.
 1. The Content-Security-Policy: the page may run only its own scripts (the one inline loader Trunk writes is
-   allowed by its sha256) and its own wasm, and may connect only to its own origin. It is a <meta> element, the
-   first in <head>, so that it holds for a build served by any static server.
+   allowed by its sha256) and its own wasm, and may connect only to its own origin and, once the user has saved
+   one in the app's LLM settings, their LLM endpoint. It is a <meta> element, so that it holds for a build
+   served by any static server; a meta policy cannot be widened once in force, so the first thing in <head> is
+   a small script that writes it, with the endpoint origin the app stored (src/app/settings.rs, ORIGIN_KEY)
+   if it is a bare http(s) origin, and nothing else.
 2. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
    new service worker (browsers compare the script's bytes) that caches the new files.
 """
@@ -31,10 +34,21 @@ WASM_FEATURES = [
 
 POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {inline}; style-src 'self'; "
-    "img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+    "img-src 'self' data: blob:; connect-src 'self'__ENDPOINT__; worker-src 'self'; manifest-src 'self'; "
     "object-src 'none'; base-uri 'self'; form-action 'none'"
 )
 SERVICE_WORKER = "sw.js"
+# Runs before the policy exists; the origin is checked again here because local storage is the page's input.
+POLICY_WRITER = """<script>
+(function () {
+  var endpoint = "";
+  try {
+    var origin = localStorage.getItem("quire.llm.origin");
+    if (origin && /^https?:\\/\\/([a-z0-9.-]+|\\[[0-9a-f:.]+\\])(:[0-9]{1,5})?$/.test(origin)) endpoint = " " + origin;
+  } catch (e) {}
+  document.write('<meta http-equiv="Content-Security-Policy" content="' + POLICY.replace("__ENDPOINT__", endpoint) + '" />');
+})();
+</script>"""
 
 
 def optimise_wasm(staging: Path, flags: list) -> None:
@@ -61,8 +75,8 @@ def add_policy(index: Path) -> None:
     hashes = " ".join(
         f"'sha256-{base64.b64encode(hashlib.sha256(body.encode('utf-8')).digest()).decode()}'" for body in inline
     )
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY.format(inline=hashes)}" />'
-    html, count = re.subn(r"<head>", "<head>\n  " + meta, html, count=1)
+    writer = POLICY_WRITER.replace("POLICY", json.dumps(POLICY.format(inline=hashes)), 1)
+    html, count = re.subn(r"<head>", lambda _: "<head>\n  " + writer, html, count=1)
     if count != 1:
         sys.exit(f"finish_build: no <head> in {index}")
     index.write_text(html, encoding="utf-8")

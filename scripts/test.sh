@@ -22,4 +22,4 @@ echo "== wasm build"
 trunk build --release
 echo "== browser tests"
 cd tests/browser
-node --test app.test.mjs
+node --test --test-concurrency=1 app.test.mjs generate.test.mjs

@@ -129,3 +129,32 @@ fn broken_cut_and_slow_streams_are_diagnosed() {
     let (ok, stdout, stderr) = ask("slow", "ollama", &["--timeout", "1"], &[]);
     assert!(ok && stdout.starts_with("The documents say: "), "a slow stream that keeps coming is waited for: {stderr}");
 }
+
+/// Each LLM-assisted retrieval runs its steps against the endpoint, shows them in the trace (its own `LLM:`
+/// lane with what the LLM was asked and answered), and the answer is built from the chunks it found.
+#[test]
+fn llm_assisted_retrieval_asks_the_endpoint_and_shows_its_steps() {
+    let (ok, stdout, trace) = ask("ok", "openai", &["--assist", "cot"], &[]);
+    assert!(ok, "{trace}");
+    assert!(trace.contains("method: rrf, LLM-assisted: cot"), "{trace}");
+    assert!(trace.contains("[LLM: cot]"), "{trace}");
+    assert!(trace.contains("search 1: Who was the first person to walk on the Moon?"), "{trace}");
+    // The server's second query is the first passage's page; its third repeats the second, which stops the search.
+    assert!(trace.contains("search 2: "), "{trace}");
+    assert!(!trace.contains("search 3: "), "{trace}");
+    assert!(trace.contains("repeats"), "{trace}");
+    assert!(stdout.contains("The documents say:") && stdout.contains("[1] cited"), "{stdout}");
+
+    let (ok, _, trace) = ask("ok", "ollama", &["--assist", "traverser"], &[]);
+    assert!(ok, "{trace}");
+    assert!(trace.contains("LLM — which section, page or graph path answers the question"), "{trace}");
+    assert!(trace.contains("keep — what the LLM chose: its chunks come first"), "{trace}");
+
+    let (ok, _, trace) = ask("ok", "openai", &["--assist", "parsing", "--method", "zsum:dense+bm25+join"], &[]);
+    assert!(ok, "{trace}");
+    assert!(trace.contains(r#"{"entities": ["Moon"], "relations": []}"#), "{trace}");
+    assert!(trace.contains("seeds — entities the LLM named, found in the graph: Moon"), "{trace}");
+
+    let (ok, _, stderr) = ask("ok", "openai", &["--assist", "magic"], &[]);
+    assert!(!ok && stderr.contains("unknown LLM-assisted retrieval `magic`"), "{stderr}");
+}

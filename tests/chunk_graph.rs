@@ -111,7 +111,7 @@ fn the_community_retriever_goes_from_the_question_to_its_community() {
                 assert_eq!(relation, "comm_similar_to");
                 vec![to.id]
             }
-            Step::Keep { .. } => Vec::new(),
+            Step::Keep { .. } | Step::Llm { .. } => Vec::new(),
         })
         .collect();
     assert!(chunks.iter().all(|c| reached.contains(&index.chunk_graph.community_of[c.chunk as usize])));

@@ -9,6 +9,11 @@ given. The first path segment picks a behaviour, so one server serves every case
   /truncated/...     stops before the end of the answer  /hostile/...   an answer full of HTML and script
   /silent/...        waits 3 s before answering at all
 
+The answer to Quire's LLM-assisted retrieval prompts is as deterministic: the graph traverser gets the listed
+section that shares most words with the question; query parsing gets the question's capitalised names as
+entities; CoT retrieval gets, after the first search, the title of the first new passage as its next query, and
+after the second, the same query again (which Quire must stop as a repeat).
+
 The only model is `quire-test` (Ollama: `quire-test:latest`); another model is a 404 naming it.
 Run: python3 tests/llm_server.py [PORT]   (prints `listening on PORT`, 0 picks a free port). It stops when its
 standard input closes, so a test that starts it with a pipe never leaves it running.
@@ -27,9 +32,47 @@ HOSTILE = ('<script>window.pwned = "script"</script> **Bold** claim [1]. '
            '<a href="#" onclick="window.pwned=\'click\'">click</a>')
 
 
+QUESTION_WORDS = {"who", "what", "which", "when", "where", "how", "why", "in", "the", "is", "was", "did", "does"}
+
+
+def words(text):
+    return {w.lower() for w in re.findall(r"\w+", text)}
+
+
+def traverse(user):
+    """The listed section (or page) sharing most words with the question."""
+    question = words(re.search(r"^Question: (.*)$", user, re.M).group(1)) - QUESTION_WORDS
+    listed = re.findall(r"^- (.+)$", user.split("Knowledge graph paths:")[0], re.M)
+    return max(listed, key=lambda item: (len(words(item) & question), " › " in item), default="ND")
+
+
+def parse_query(user):
+    question = re.search(r"^Question: (.*)$", user, re.M).group(1)
+    names = re.findall(r"[A-Z][\w'-]*(?:\s+(?:of\s+)?[A-Z0-9][\w'-]*)*", question)
+    names = [n for n in names if n.lower() not in QUESTION_WORDS]
+    return json.dumps({"entities": names, "relations": []})
+
+
+def chain_of_thought(user):
+    searches = re.findall(r"^\d+\. (.*)$", user.split("Searches made:")[1].split("New passages:")[0], re.M)
+    passage = re.search(r"^\[([^\]\n›]+)", user.split("New passages:")[1], re.M)
+    if len(searches) == 1 and passage:
+        return json.dumps({"scratchpad": [f"the first search found {passage.group(1).strip()}"], "done": False,
+                           "next_query": passage.group(1).strip()})
+    return json.dumps({"scratchpad": ["nothing new"], "done": False, "next_query": searches[-1]})
+
+
 def answer_for(messages):
-    """`The documents say: <first sentence of passage 1> [1].`, or that they do not say."""
+    """`The documents say: <first sentence of passage 1> [1].`, or that they do not say; or the reply to one of
+    the LLM-assisted retrieval prompts."""
+    system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
     user = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
+    if "Node#relation:Node" in system:
+        return traverse(user)
+    if "Extract from the user's question" in system:
+        return parse_query(user)
+    if "You guide a search" in system:
+        return chain_of_thought(user)
     passage = re.search(r"^\[1\] [^\n]*\n([^\n]+)", user, re.M)
     if not passage:
         return "The documents do not say."

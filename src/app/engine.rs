@@ -15,8 +15,8 @@ use crate::store::DocumentOutline;
 
 use super::browser::describe;
 use super::protocol::{
-    Answer, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply, Request, Step,
-    ToEngine, from_js, to_js,
+    Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply,
+    Request, Step, ToEngine, from_js, to_js,
 };
 
 /// The role `main` takes in the engine worker.
@@ -207,6 +207,25 @@ pub fn cancel() {
 pub async fn query(text: &str, method: String, k: usize) -> Result<Answer, Failure> {
     call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
         Reply::Answer(answer) => Some(answer),
+        _ => None,
+    })
+    .await
+}
+
+/// Starts an LLM-assisted retrieval (`assist`) searching by `method`.
+pub async fn assist(text: &str, method: String, k: usize, assist: &str) -> Result<AssistTurn, Failure> {
+    let request = Request::Assist { text: text.into(), method, k, assist: assist.into() };
+    call_for(request, |reply| match reply {
+        Reply::Assist(turn) => Some(turn),
+        _ => None,
+    })
+    .await
+}
+
+/// The LLM's reply to the running assisted retrieval.
+pub async fn assist_reply(reply: String) -> Result<AssistTurn, Failure> {
+    call_for(Request::AssistReply { reply }, |reply| match reply {
+        Reply::Assist(turn) => Some(turn),
         _ => None,
     })
     .await

@@ -6,12 +6,15 @@
 
 mod browser;
 mod canvas;
+mod chat;
 mod corpus_graph;
 mod demo;
 mod engine;
 mod evaluation;
+mod llm;
 mod pool;
 mod protocol;
+mod settings;
 mod storage;
 mod teaching;
 mod worker;
@@ -192,6 +195,10 @@ fn App() -> impl IntoView {
         documents.set(state.documents);
     };
     let on_progress = move |progress: Progress| phase.set(Phase::Working(progress));
+    let (stored_settings, remembered_key) = settings::load();
+    let llm_settings = RwSignal::new(stored_settings);
+    let api_key = RwSignal::new(remembered_key);
+    let conversation = chat::Conversation::new();
 
     let persist = move || async move {
         saved.set(false);
@@ -364,6 +371,27 @@ fn App() -> impl IntoView {
         });
     };
 
+    let ask_llm = move || {
+        let text = query_text.get_untracked();
+        let chosen = llm_settings.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        if !chosen.configured() {
+            return notice
+                .set(Some("Set up an LLM endpoint first (\"LLM endpoint\", below): its address and model.".into()));
+        }
+        let Some(method) = chosen_method(&retrievers.get_untracked(), fusion.get_untracked()) else {
+            return notice.set(Some("Choose at least one retriever.".into()));
+        };
+        let endpoint = chosen.endpoint(&api_key.get_untracked());
+        let asked = text.clone();
+        conversation.ask(text, method, chosen, endpoint, move |result| {
+            answer.set(Some(result));
+            answered.set(asked.clone());
+        });
+    };
+
     let open_outline = move |source: String, chunk: u32| {
         let question = Some(answered.get_untracked()).filter(|q| !q.is_empty());
         spawn_local(async move {
@@ -501,11 +529,15 @@ fn App() -> impl IntoView {
                         prop:value=move || query_text.get()
                         on:input=move |ev| query_text.set(event_target_value(&ev)) />
                     <button id="search" type="submit" disabled=move || !ready()>"Search"</button>
+                    <button id="ask-llm" type="button" disabled=move || !ready() on:click=move |_| ask_llm()
+                        title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
                 </form>
+                <chat::ChatView conversation=conversation open_outline=open_outline />
                 <SampleQuestions samples=samples query_text=query_text run_query=run_query />
                 <MethodControls retrievers=retrievers fusion=fusion top_k=top_k />
                 <Results answer=answer answered=answered open_outline=open_outline />
             </section>
+            <settings::SettingsPanel settings=llm_settings api_key=api_key />
             <OutlineView outline=outline />
             <corpus_graph::CorpusGraph summary=summary open_outline=open_outline />
             <evaluation::EvaluationView phase=phase recover=recover />

@@ -34,6 +34,11 @@ pub enum Request {
     Update { files: Vec<FileBytes>, removed: Vec<String> },
     /// The `k` best chunks for `text` by the method named `method` (`Method::parse`'s names).
     Query { text: String, method: String, k: usize },
+    /// As `Query`, with the LLM-assisted retrieval named `assist` (`Assist::parse`'s names) searching by
+    /// `method`: answered by what to ask the LLM, or by the answer.
+    Assist { text: String, method: String, k: usize, assist: String },
+    /// The LLM's reply to the running assisted retrieval's last question.
+    AssistReply { reply: String },
     /// The whole index as a `.quire` file.
     Export,
     /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
@@ -89,6 +94,7 @@ pub enum Reply {
         state: Option<IndexState>,
     },
     Answer(Answer),
+    Assist(AssistTurn),
     Snapshot(#[serde(with = "serde_bytes")] Vec<u8>),
     Outline(DocumentOutline),
     Overview(Overview),
@@ -172,6 +178,13 @@ pub struct Answer {
     /// The trace as a graph, for the teaching view.
     pub graph: TraceGraph,
     pub milliseconds: f64,
+}
+
+/// What an LLM-assisted retrieval wants next: the LLM asked these messages, or it is done.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum AssistTurn {
+    Ask(Vec<crate::generate::Message>),
+    Done(Answer),
 }
 
 /// The engine worker to an embedding worker: embed these texts, in order.

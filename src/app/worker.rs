@@ -16,16 +16,17 @@ use crate::corpus::{IngestReport, SourceFile};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::eval::dataset::Labels;
 use crate::eval::{EvalSettings, MetricKind};
+use crate::generate::{Assist, AssistedRetrieval, Turn};
 use crate::graph::overview::Overview;
 use crate::retrieve::fusion::describe_ranks;
-use crate::retrieve::{Method, Query, Trace};
+use crate::retrieve::{Method, Query, ScoredChunk, Trace};
 use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
 
 use super::browser;
 use super::pool::Pool;
 use super::protocol::{
-    Answer, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request, ResultRow, Step,
-    ToEngine, from_js, post_to_parent,
+    Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request,
+    ResultRow, Step, ToEngine, from_js, post_to_parent,
 };
 
 pub const MODEL_URL: &str = "models/model.onnx";
@@ -50,6 +51,8 @@ thread_local! {
     // A worker is single-threaded: one engine per worker, reached from its message handler.
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
     static CANCELLED: Cell<bool> = const { Cell::new(false) };
+    // The LLM-assisted retrieval waiting for the LLM's reply, and when it started.
+    static ASSISTED: RefCell<Option<(AssistedRetrieval, f64)>> = const { RefCell::new(None) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -137,6 +140,10 @@ async fn handle(request: Request) -> Result<Reply, String> {
         Request::Open { name, bytes } => open(&name, &bytes).map(Reply::Opened),
         Request::Update { files, removed } => update(files, removed).await,
         Request::Query { text, method, k } => query(&text, &Method::parse(&method)?, k).map(Reply::Answer),
+        Request::Assist { text, method, k, assist } => {
+            start_assisted(&text, Method::parse(&method)?, k, Assist::parse(&assist)?).map(Reply::Assist)
+        }
+        Request::AssistReply { reply } => resume_assisted(&reply).map(Reply::Assist),
         Request::Export => with_index(|_, index| index.to_snapshot().map_err(|e| e.to_string())).map(Reply::Snapshot),
         Request::Outline { source, query } => with_index(|engine, index| {
             let vector = query.map(|text| engine.embedder.embed(&[&text]).map_err(|e| e.to_string())).transpose()?;
@@ -272,36 +279,76 @@ fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     with_index(|engine, index| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
         let (chunks, trace) = method.trace(index, Query { text, vector: &vector }, k, k);
-        let rows = chunks
-            .iter()
-            .enumerate()
-            .map(|(position, hit)| {
-                let view = index.chunk_view(hit.chunk);
-                ResultRow {
-                    label: view.label,
-                    source: view.source,
-                    chunk: hit.chunk,
-                    score: hit.score,
-                    ranks: input_ranks(&trace, position),
-                    text: view.text,
-                }
-            })
-            .collect();
-        let graph = trace.graph(&index.corpus);
-        Ok(Answer { rows, trace, graph, milliseconds: browser::now_ms() - started })
+        Ok(answer(index, &chunks, trace, started))
     })
 }
 
-/// Each input retriever's rank for the result at `position`: from the fusion's rows, or the lone retriever's
-/// own position.
-fn input_ranks(trace: &Trace, position: usize) -> String {
-    match &trace.fusion {
-        Some(fusion) => fusion.rows.get(position).map_or_else(String::new, |row| {
-            let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
-            describe_ranks(&names, &row.ranks)
-        }),
-        None => trace.retrievers.first().map_or_else(String::new, |r| format!("{} #{}", r.retriever, position + 1)),
+fn answer(index: &IndexedCorpus, chunks: &[ScoredChunk], trace: Trace, started: f64) -> Answer {
+    let rows = chunks
+        .iter()
+        .map(|hit| {
+            let view = index.chunk_view(hit.chunk);
+            ResultRow {
+                label: view.label,
+                source: view.source,
+                chunk: hit.chunk,
+                score: hit.score,
+                ranks: input_ranks(&trace, hit.chunk),
+                text: view.text,
+            }
+        })
+        .collect();
+    let graph = trace.graph(&index.corpus);
+    Answer { rows, trace, graph, milliseconds: browser::now_ms() - started }
+}
+
+fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
+    let started = browser::now_ms();
+    let (retrieval, turn) = with_index(|engine, index| {
+        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        Ok(AssistedRetrieval::start(assist, method, index, text, vector, k))
+    })?;
+    ASSISTED.set(Some((retrieval, started)));
+    assist_turn(turn)
+}
+
+fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
+    let (mut retrieval, started) =
+        ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
+    let turn = with_index(|engine, index| {
+        let embed = |text: &str| Ok(engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+        retrieval.resume(index, reply, &embed)
+    })?;
+    ASSISTED.set(Some((retrieval, started)));
+    assist_turn(turn)
+}
+
+fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
+    match turn {
+        Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
+        Turn::Done(chunks, trace) => {
+            let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
+            with_index(|_, index| Ok(AssistTurn::Done(answer(index, &chunks, trace, started))))
+        }
     }
+}
+
+/// Each input retriever's rank for `chunk`: from the fusion's rows, or the lone retriever's own rank; an
+/// assisted retrieval's chunk the base method did not rank is named by its lane.
+fn input_ranks(trace: &Trace, chunk: u32) -> String {
+    let row = trace
+        .fusion
+        .as_ref()
+        .and_then(|fusion| fusion.rows.iter().find(|row| row.chunk == chunk).map(|row| (fusion, row)));
+    if let Some((fusion, row)) = row {
+        let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
+        return describe_ranks(&names, &row.ranks);
+    }
+    trace
+        .retrievers
+        .iter()
+        .find_map(|r| r.chunks.iter().find(|c| c.chunk == chunk).map(|c| format!("{} #{}", r.retriever, c.rank)))
+        .unwrap_or_default()
 }
 
 /// What an evaluation was asked for (`Request::Evaluate`).

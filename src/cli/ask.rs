@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use quire::embed::TextEmbedder;
-use quire::generate::{self, ContextChunk, Endpoint, PromptStyle, Provider};
-use quire::retrieve;
+use quire::generate::{self, Assist, AssistedRetrieval, ContextChunk, Endpoint, PromptStyle, Provider, Turn};
+use quire::retrieve::{self, Method, ScoredChunk};
+use quire::store::IndexedCorpus;
 
 use super::CliResult;
 
@@ -48,6 +49,10 @@ pub struct AskArgs {
     /// Seconds to wait for the endpoint to connect and to start answering.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// LLM-assisted retrieval before the answer: `traverser` (seed 000), `parsing` (seed 002) or `cot`
+    /// (seed 004); its steps are printed to standard error.
+    #[arg(long)]
+    assist: Option<String>,
 }
 
 pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
@@ -56,30 +61,64 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
         Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => PromptStyle::parse(&args.style)?.instructions().to_string(),
     };
-    let method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
+    let method: Method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
     let index = super::load_snapshot(&args.snapshot)?;
     let embedder = super::load_embedder(model_dir)?;
     index.check_model(&super::embedder_identity(&embedder))?;
     let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
-    let hits = method.retrieve(&index, retrieve::Query { text: &args.question, vector: &vector }, args.k);
+    let timeout = Duration::from_secs(args.timeout);
+    let hits = match &args.assist {
+        Some(assist) => {
+            let assist = Assist::parse(assist)?;
+            let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+            assisted(
+                &index,
+                &endpoint,
+                timeout,
+                AssistedRetrieval::start(assist, method, &index, &args.question, vector, args.k),
+                &embed,
+            )?
+        }
+        None => method.retrieve(&index, retrieve::Query { text: &args.question, vector: &vector }, args.k),
+    };
     let views: Vec<_> = hits.iter().map(|hit| index.chunk_view(hit.chunk)).collect();
     let context: Vec<ContextChunk> =
         views.iter().map(|view| ContextChunk { label: view.label.clone(), text: view.text.clone() }).collect();
     let messages = generate::build_messages(&args.question, &context, &instructions);
 
     let mut stdout = std::io::stdout();
-    let answer = generate::native::ask(&endpoint, &messages, Duration::from_secs(args.timeout), &mut |text| {
+    let answer = generate::native::ask(&endpoint, &messages, timeout, &mut |text| {
         let _ = write!(stdout, "{text}");
         let _ = stdout.flush();
     })
     .map_err(|failure| failure.to_string())?;
-    let cited = generate::cited(&answer, views.len());
-    println!("\n\nSources ({} of {} cited):", cited.len(), views.len());
-    for (number, view) in views.iter().enumerate().map(|(i, view)| (i + 1, view)) {
-        let mark = if cited.contains(&number) { "cited" } else { "     " };
-        println!("[{number}] {mark} {} ({})", view.label, view.source);
-    }
+    let sources: Vec<(String, String)> = views.iter().map(|view| (view.label.clone(), view.source.clone())).collect();
+    println!("\n\n{}", generate::sources_list(&answer, &sources));
     Ok(())
+}
+
+/// Drives an LLM-assisted retrieval to its end, each LLM call answered in full; its trace goes to standard
+/// error.
+fn assisted(
+    index: &IndexedCorpus,
+    endpoint: &Endpoint,
+    timeout: Duration,
+    (mut retrieval, mut turn): (AssistedRetrieval, Turn),
+    embed: generate::assist::Embed<'_>,
+) -> Result<Vec<ScoredChunk>, String> {
+    loop {
+        match turn {
+            Turn::Ask(messages) => {
+                let reply =
+                    generate::native::ask(endpoint, &messages, timeout, &mut |_| {}).map_err(|f| f.to_string())?;
+                turn = retrieval.resume(index, &reply, embed)?;
+            }
+            Turn::Done(chunks, trace) => {
+                eprintln!("{}", trace.render());
+                return Ok(chunks);
+            }
+        }
+    }
 }
 
 fn endpoint(args: &AskArgs) -> Result<Endpoint, String> {

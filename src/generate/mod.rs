@@ -4,7 +4,9 @@
 //! (server-sent events, NDJSON) and the citations in an answer. The transport is the caller's: an HTTP
 //! client natively (`quire ask`), `fetch` in the browser.
 
+pub mod assist;
 pub mod citations;
+pub mod markdown;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 pub mod prompt;
@@ -13,7 +15,9 @@ pub mod stream;
 
 use serde::{Deserialize, Serialize};
 
-pub use citations::cited;
+pub use assist::{Assist, AssistedRetrieval, Turn};
+pub use citations::{cited, sources_list};
+pub use markdown::answer_html;
 pub use prompt::{ContextChunk, Message, PromptStyle, build_messages};
 pub use request::{HttpRequest, chat_request, models_request, parse_models};
 pub use stream::{StreamDecoder, StreamError, StreamEvent};
@@ -74,6 +78,48 @@ impl Endpoint {
     }
 }
 
+/// `scheme://host[:port]` of an endpoint's base URL, lower-cased: what a Content-Security-Policy names to let
+/// the page reach it. Only `http` and `https` URLs of a plain host name, IPv4 or bracketed IPv6 address, with
+/// no user name in them, have one, so that the origin can go into a policy as it is.
+pub fn endpoint_origin(base_url: &str) -> Result<String, String> {
+    let refused = |why: &str| format!("`{base_url}` is not an endpoint address: {why}");
+    let trimmed = base_url.trim();
+    let (scheme, rest) = trimmed.split_once("://").ok_or_else(|| refused("it needs http:// or https://"))?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err(refused("it needs http:// or https://"));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default().to_ascii_lowercase();
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => (host, Some(port)),
+        _ => (authority.as_str(), None),
+    };
+    let host_ok = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => !v6.is_empty() && v6.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.'),
+        None => !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'),
+    };
+    if !host_ok {
+        return Err(refused("its host name has characters a host name cannot have"));
+    }
+    if port.is_some_and(|p| p.is_empty() || p.len() > 5 || !p.chars().all(|c| c.is_ascii_digit())) {
+        return Err(refused("its port is not a number"));
+    }
+    Ok(format!("{scheme}://{authority}"))
+}
+
+/// Whether a page at `page_url` is blocked from calling `endpoint_url` as mixed content: an https page and
+/// an http endpoint that is not on this machine (browsers let pages reach http://127.0.0.1 and localhost).
+pub fn mixed_content(page_url: &str, endpoint_url: &str) -> bool {
+    let Ok(origin) = endpoint_origin(endpoint_url) else { return false };
+    let Some(authority) = origin.strip_prefix("http://") else { return false };
+    let host = match authority.find(']') {
+        Some(end) => &authority[..=end],
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    let local = ["127.0.0.1", "localhost", "[::1]"].contains(&host) || host.ends_with(".localhost");
+    page_url.to_ascii_lowercase().starts_with("https:") && !local
+}
+
 /// Why an endpoint gave no answer, said so that the user knows what to change.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Failure {
@@ -90,6 +136,11 @@ pub enum Failure {
          content). Use an https endpoint, or open Quire from http://127.0.0.1"
     )]
     MixedContent { url: String },
+    #[error(
+        "this page's Content-Security-Policy does not allow {origin} yet: save the settings, and the page reloads \
+         with it allowed"
+    )]
+    NotAllowedYet { origin: String },
     #[error("the endpoint refused the request: {message} (HTTP 401). Check the API key")]
     Unauthorized { message: String },
     #[error("the endpoint does not know the model `{model}`{}", available_models(.available))]
@@ -123,5 +174,30 @@ pub fn failure_for_status(endpoint: &Endpoint, status: u16, body: &str) -> Failu
             Failure::UnknownModel { model: endpoint.model.clone(), available: Vec::new() }
         }
         _ => Failure::Http { status, message },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_is_given_only_for_addresses_a_policy_can_hold() {
+        assert_eq!(endpoint_origin("http://127.0.0.1:11434").unwrap(), "http://127.0.0.1:11434");
+        assert_eq!(endpoint_origin("HTTPS://API.Groq.com/openai/v1").unwrap(), "https://api.groq.com");
+        assert_eq!(endpoint_origin("http://[::1]:1234/v1").unwrap(), "http://[::1]:1234");
+        for bad in ["ftp://x", "127.0.0.1:1234", "http://a b", "http://x;script-src *", "http://u@host", "http://h:8o"]
+        {
+            assert!(endpoint_origin(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_an_https_page_calling_a_remote_http_endpoint_is_mixed_content() {
+        assert!(mixed_content("https://quire.example/", "http://192.168.1.5:11434"));
+        assert!(!mixed_content("https://quire.example/", "http://127.0.0.1:11434"));
+        assert!(!mixed_content("https://quire.example/", "http://localhost:1234/v1"));
+        assert!(!mixed_content("https://quire.example/", "https://api.openai.com/v1"));
+        assert!(!mixed_content("http://127.0.0.1:8080/", "http://192.168.1.5:11434"));
     }
 }

@@ -76,8 +76,8 @@ fn neighbour_set(index: &IndexedCorpus, entity: EntityId) -> HashSet<EntityId> {
 
 /// The anchors: the entities the query names, then the pages of the best hybrid matches, each once; and
 /// how many of them the query names.
-fn anchors(index: &IndexedCorpus, query: Query<'_>, hybrid: &Hybrid) -> (Vec<EntityId>, usize) {
-    let mut anchors: Vec<EntityId> = index.gazetteer.find(query.text);
+fn anchors(index: &IndexedCorpus, named: Vec<EntityId>, hybrid: &Hybrid) -> (Vec<EntityId>, usize) {
+    let mut anchors = named;
     anchors.truncate(MAX_ANCHORS);
     let named = anchors.len();
     let mut searched: Vec<EntityId> = Vec::with_capacity(SEARCHED_ANCHORS);
@@ -160,9 +160,15 @@ impl Join {
 }
 
 pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+    join_with_anchors(index, query, index.gazetteer.find(query.text), depth)
+}
+
+/// The join from `named` entities instead of the ones the gazetteer finds in the query (seed 002's query
+/// parsing by an LLM names them).
+pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<EntityId>, depth: usize) -> Retrieval {
     let corpus = &index.corpus;
     let hybrid = Hybrid::search(index, query);
-    let (anchors, named) = anchors(index, query, &hybrid);
+    let (anchors, named) = anchors(index, named, &hybrid);
     let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
     let relevance_nodes = |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e))).collect();
     let mut steps: Vec<Step> =
@@ -190,11 +196,11 @@ pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval 
     };
     let kept = ranked[..take.min(ranked.len())].iter().map(|&(e, s)| node(e, s)).collect();
     steps.push(Step::keep("survivors taken, by their best pair", kept, 0.0));
-    Retrieval { chunks: fill(joined, hybrid.ranked, depth), steps }
+    Retrieval { chunks: fill_below(joined, hybrid.ranked, depth), steps }
 }
 
 /// `joined` first, then `filler` chunks not in it, in their own order, shifted below the lowest joined score.
-fn fill(mut joined: Vec<ScoredChunk>, filler: Vec<ScoredChunk>, depth: usize) -> Vec<ScoredChunk> {
+pub(crate) fn fill_below(mut joined: Vec<ScoredChunk>, filler: Vec<ScoredChunk>, depth: usize) -> Vec<ScoredChunk> {
     let present: HashSet<u32> = joined.iter().map(|c| c.chunk).collect();
     let floor = joined.iter().map(|c| c.score).fold(f32::INFINITY, f32::min);
     let filler: Vec<ScoredChunk> = filler.into_iter().filter(|c| !present.contains(&c.chunk)).collect();
@@ -219,7 +225,7 @@ mod tests {
     fn fill_keeps_the_filler_order_below_the_joined_chunks() {
         let joined = chunks(&[(1, 0.5), (2, 0.2)]);
         let filler = chunks(&[(7, 3.0), (2, 2.5), (8, 1.0), (9, -0.5)]);
-        let filled = fill(joined, filler, 5);
+        let filled = fill_below(joined, filler, 5);
         assert_eq!(filled.iter().map(|c| c.chunk).collect::<Vec<_>>(), [1, 2, 7, 8, 9]);
         assert!(filled.windows(2).all(|w| w[0].score > w[1].score), "{filled:?}");
         assert!((filled[2].score - (0.2 - 1e-3)).abs() < 1e-6);
@@ -228,8 +234,8 @@ mod tests {
 
     #[test]
     fn fill_leaves_low_filler_scores_alone() {
-        let filled = fill(chunks(&[(1, 5.0)]), chunks(&[(2, 1.0), (3, 0.5)]), 2);
+        let filled = fill_below(chunks(&[(1, 5.0)]), chunks(&[(2, 1.0), (3, 0.5)]), 2);
         assert_eq!(filled, chunks(&[(1, 5.0), (2, 1.0)]));
-        assert_eq!(fill(Vec::new(), chunks(&[(2, 1.0)]), 3), chunks(&[(2, 1.0)]));
+        assert_eq!(fill_below(Vec::new(), chunks(&[(2, 1.0)]), 3), chunks(&[(2, 1.0)]));
     }
 }

@@ -35,11 +35,13 @@ pub use dense::dense;
 pub use entity::entity;
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
 pub use hub::{hub, hub_score};
-pub use join::join;
+pub(crate) use join::fill_below;
+pub use join::{join, join_with_anchors};
 pub use learned::{FusionModel, FusionModelError};
 pub use one_hop::{linked_documents, one_hop};
 pub use page::page;
 pub use path::path;
+pub(crate) use path::tier_chunks;
 pub use section::section;
 pub use trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TraceNode, TracedChunk};
 pub use triplet::triplet;
@@ -81,14 +83,14 @@ pub struct Retrieval {
 
 /// The `k` nodes among `rows` (embedding rows of one node kind, by node id) nearest `query`, as hits whose
 /// `row` is the node id. An exact scan: node kinds other than chunks are small next to the chunks.
-fn nearest(index: &IndexedCorpus, rows: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
+pub(crate) fn nearest(index: &IndexedCorpus, rows: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
     let vectors = index.embeddings.vectors();
     top_k(rows.iter().enumerate().map(|(id, &row)| Hit { row: id as u32, score: vectors.dot(query, row) }), k)
 }
 
 /// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
 /// chunk of a page scored by the page) are ordered by their own cosine with the query.
-fn rank_chunks(
+pub(crate) fn rank_chunks(
     index: &IndexedCorpus,
     query: &[f32],
     scored: impl IntoIterator<Item = (ChunkId, f32)>,
@@ -355,7 +357,24 @@ impl Method {
         depth: usize,
         shown: usize,
     ) -> (Vec<ScoredChunk>, Trace) {
-        let run = self.execute(index, query, depth);
+        self.trace_replacing(index, query, depth, shown, None)
+    }
+
+    /// As [`Method::trace`], with one retriever's list given instead of run (an LLM-assisted variant of it);
+    /// a fusion that does not use that retriever takes the list as one more input, and a single retriever
+    /// becomes the standardised sum of both.
+    pub fn trace_replacing(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        shown: usize,
+        replacement: Option<(Retriever, Retrieval)>,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        let run = match replacement {
+            None => self.execute(index, query, depth),
+            Some(replacement) => self.with_input(replacement.0).execute_replacing(index, query, depth, replacement),
+        };
         let corpus = &index.corpus;
         let retrievers = run
             .inputs
@@ -393,20 +412,53 @@ impl Method {
         (run.chunks, trace)
     }
 
+    /// This method with `retriever` among its inputs.
+    fn with_input(&self, retriever: Retriever) -> Method {
+        match self {
+            Method::Single(single) if *single != retriever => {
+                Method::Fused { fusion: Fusion::Zsum, inputs: vec![(*single, 1.0), (retriever, 1.0)] }
+            }
+            Method::Fused { fusion, inputs } if inputs.iter().all(|(r, _)| *r != retriever) => {
+                let mut inputs = inputs.clone();
+                inputs.push((retriever, 1.0));
+                Method::Fused { fusion: *fusion, inputs }
+            }
+            _ => self.clone(),
+        }
+    }
+
     fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
+        self.execute_with(depth, &|retriever, depth| retriever.run(index, query, depth))
+    }
+
+    fn execute_replacing(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        (replaced, retrieval): (Retriever, Retrieval),
+    ) -> Execution {
+        self.execute_with(depth, &|retriever, depth| match retriever == replaced {
+            true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
+            false => retriever.run(index, query, depth),
+        })
+    }
+
+    /// The method with each retriever's list from `run` (retriever, depth).
+    fn execute_with(&self, depth: usize, run: &dyn Fn(Retriever, usize) -> Retrieval) -> Execution {
         match self {
             Method::Single(retriever) => {
-                let retrieval = retriever.run(index, query, depth);
+                let retrieval = run(*retriever, depth);
                 Execution { chunks: retrieval.chunks.clone(), inputs: vec![(*retriever, 1.0, retrieval)], fused: None }
             }
             Method::Fused { fusion, inputs } => {
-                let inputs = run_inputs(index, query, inputs.iter().copied());
+                let inputs = run_inputs(run, inputs.iter().copied());
                 let weights: Vec<f32> = inputs.iter().map(|(_, w, _)| *w).collect();
                 let fused = fusion.fuse(&input_lists(&inputs), &weights, depth);
                 Execution::fused(fusion.name(), inputs, fused)
             }
             Method::Learned(model) => {
-                let inputs = run_inputs(index, query, model.retrievers().iter().map(|&r| (r, 1.0)));
+                let inputs = run_inputs(run, model.retrievers().iter().map(|&r| (r, 1.0)));
                 let fused = model.fuse(&input_lists(&inputs), depth);
                 Execution::fused(LEARNED, inputs, fused)
             }
@@ -422,7 +474,7 @@ pub fn labelled_candidates(
     retrievers: &[Retriever],
     relevant: &dyn Fn(ChunkId) -> bool,
 ) -> training::LabelledCandidates {
-    let inputs = run_inputs(index, query, retrievers.iter().map(|&r| (r, 1.0)));
+    let inputs = run_inputs(&|r, depth| r.run(index, query, depth), retrievers.iter().map(|&r| (r, 1.0)));
     let fused = fusion::standardised_candidates(&input_lists(&inputs));
     training::LabelledCandidates {
         relevant: fused.iter().map(|f| relevant(f.chunk)).collect(),
@@ -434,11 +486,10 @@ pub fn labelled_candidates(
 /// fusion, it ranks the same candidates, so standardised scores (and what a network learned from them) do
 /// not depend on how deep a caller looks.
 fn run_inputs(
-    index: &IndexedCorpus,
-    query: Query<'_>,
+    run: &dyn Fn(Retriever, usize) -> Retrieval,
     inputs: impl Iterator<Item = (Retriever, f32)>,
 ) -> Vec<(Retriever, f32, Retrieval)> {
-    inputs.map(|(r, w)| (r, w, r.run(index, query, FUSION_DEPTH))).collect()
+    inputs.map(|(r, w)| (r, w, run(r, FUSION_DEPTH))).collect()
 }
 
 fn input_lists(inputs: &[(Retriever, f32, Retrieval)]) -> Vec<&[ScoredChunk]> {

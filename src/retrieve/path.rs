@@ -122,7 +122,7 @@ fn grow(index: &IndexedCorpus, query: &[f32], seed: EntityId, seed_score: f32) -
 
 /// Chunks of the first non-empty tier: about every node; else (more than two nodes) about at least two;
 /// else about at least one.
-fn tier_chunks(index: &IndexedCorpus, nodes: &[EntityId]) -> Vec<ChunkId> {
+pub(crate) fn tier_chunks(index: &IndexedCorpus, nodes: &[EntityId]) -> Vec<ChunkId> {
     let mut coverage: HashMap<ChunkId, usize> = HashMap::new();
     for &node in nodes {
         for chunk in chunks_about(index, node) {

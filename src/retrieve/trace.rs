@@ -64,6 +64,8 @@ pub enum Step {
     Expand { from: TraceNode, relation: String, to: TraceNode, score: f32 },
     /// Nodes the retriever kept (a subgraph, a hub's paths, surviving entities), with their joint score.
     Keep { note: String, nodes: Vec<TraceNode>, score: f32 },
+    /// A step an LLM took (LLM-assisted retrieval): what it was asked for, and what it answered.
+    Llm { asked: String, answered: String },
 }
 
 impl Step {
@@ -190,6 +192,7 @@ fn render_step(out: &mut String, step: &Step) {
             writeln!(out, "  expand {} —{relation}→ {} ({score:.3})", from.label, to.label)
         }
         Step::Keep { note, nodes, score } => writeln!(out, "  keep — {note} ({score:.3}): {}", render_nodes(nodes)),
+        Step::Llm { asked, answered } => writeln!(out, "  LLM — {asked}: {}", answered.trim()),
     };
 }
 
@@ -348,6 +351,8 @@ impl Trace {
                             traced(&mut graph, node, Stage::Expansions);
                         }
                     }
+                    // What the LLM chose shows as the seeds and results it led to; its words are in the text trace.
+                    Step::Llm { .. } => {}
                 }
             }
             let holders: Vec<(NodeKind, u32, usize)> =

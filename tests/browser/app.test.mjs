@@ -7,12 +7,13 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST, serveDist, launchBrowser, watchErrors, inputToFrameTimes, percentile } from "./harness.mjs";
+import {
+  DIST, serveDist, launchBrowser, watchErrors, inputToFrameTimes, percentile, forgetSavedIndex, waitReady, READY,
+} from "./harness.mjs";
 
 /// The native CLI the test command built (it also built the demo indexes the app opens).
 const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
 
-const READY = '#status[data-state="ready"]';
 let server, browser;
 
 before(async () => {
@@ -39,15 +40,6 @@ async function openApp() {
   return { page, errors };
 }
 
-async function forgetSavedIndex() {
-  const root = await navigator.storage.getDirectory();
-  for await (const name of root.keys()) await root.removeEntry(name, { recursive: true });
-}
-
-async function waitReady(page) {
-  await page.waitForSelector(`${READY}, #status[data-state="failed"]`, { timeout: 300_000 });
-  assert.equal(await page.getAttribute("#status", "data-state"), "ready", await page.textContent("#status"));
-}
 
 /// Asks `text` and waits for the results of this question, not whatever results were shown before.
 async function search(page, text) {

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
 import { tmpdir } from "node:os";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 const MIME = {
@@ -76,3 +77,18 @@ export async function inputToFrameTimes(page, selector, count) {
 }
 
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+export const READY = '#status[data-state="ready"]';
+
+/// Removes everything this origin keeps in the browser: the saved index (Origin Private File System) and the
+/// settings (local storage). Run in the page.
+export async function forgetSavedIndex() {
+  const root = await navigator.storage.getDirectory();
+  for await (const name of root.keys()) await root.removeEntry(name, { recursive: true });
+  localStorage.clear();
+}
+
+export async function waitReady(page) {
+  await page.waitForSelector(`${READY}, #status[data-state="failed"]`, { timeout: 300_000 });
+  assert.equal(await page.getAttribute("#status", "data-state"), "ready", await page.textContent("#status"));
+}

@@ -1,0 +1,249 @@
+//! Answers in the page: the question's context found by the engine (with the chosen retrievers, or an
+//! LLM-assisted retrieval whose LLM calls the page makes for the engine), then the answer streamed from the
+//! user's endpoint, rendered as Markdown with its citations as buttons that open the cited chunk in the
+//! outline, the sources it was given listed with the cited ones marked. The conversation is kept while the
+//! page is open; each answer can be copied with its sources.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+use super::engine;
+use super::llm::{self, Call};
+use super::protocol::{Answer, AssistTurn, ResultRow};
+use super::settings::LlmSettings;
+use crate::generate::{ContextChunk, Endpoint, Failure, answer_html, build_messages, cited, sources_list};
+use crate::retrieve::Method;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    Retrieving,
+    /// An LLM-assisted retrieval's call to the LLM, counted from 1.
+    Assisting(usize),
+    Streaming,
+    Done,
+    Stopped,
+    Failed(String),
+}
+
+impl Progress {
+    fn key(&self) -> &'static str {
+        match self {
+            Progress::Retrieving | Progress::Assisting(_) => "retrieving",
+            Progress::Streaming => "streaming",
+            Progress::Done => "done",
+            Progress::Stopped => "stopped",
+            Progress::Failed(_) => "failed",
+        }
+    }
+
+    fn running(&self) -> bool {
+        matches!(self, Progress::Retrieving | Progress::Assisting(_) | Progress::Streaming)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    pub question: String,
+    pub sources: Vec<ResultRow>,
+    pub answer: String,
+    pub progress: Progress,
+}
+
+/// The conversation, and the call the user may stop.
+#[derive(Clone, Copy)]
+pub struct Conversation {
+    pub history: RwSignal<Vec<Exchange>>,
+    call: StoredValue<Option<Call>, LocalStorage>,
+}
+
+impl Conversation {
+    pub fn new() -> Self {
+        Conversation { history: RwSignal::new(Vec::new()), call: StoredValue::new_local(None) }
+    }
+
+    fn update(self, index: usize, change: impl FnOnce(&mut Exchange)) {
+        self.history.update(|history| {
+            if let Some(exchange) = history.get_mut(index) {
+                change(exchange);
+            }
+        });
+    }
+
+    fn stop(self) {
+        self.call.with_value(|call| {
+            if let Some(call) = call {
+                call.stop();
+            }
+        });
+    }
+
+    /// Asks `question`: its context by `method` (assisted as the settings say), then the streamed answer.
+    /// `retrieved` is told the retrieval's answer (the page shows its results and trace).
+    pub fn ask(
+        self,
+        question: String,
+        method: Method,
+        settings: LlmSettings,
+        endpoint: Endpoint,
+        retrieved: impl Fn(Answer) + 'static,
+    ) {
+        if self.history.with_untracked(|h| h.last().is_some_and(|e| e.progress.running())) {
+            return;
+        }
+        let Ok(call) = Call::new() else { return };
+        self.call.set_value(Some(call.clone()));
+        let index = self.history.with_untracked(Vec::len);
+        self.history.update(|history| {
+            history.push(Exchange {
+                question: question.clone(),
+                sources: Vec::new(),
+                answer: String::new(),
+                progress: Progress::Retrieving,
+            })
+        });
+        spawn_local(async move {
+            let progress = match self.run(index, &question, method, &settings, &endpoint, &call, retrieved).await {
+                Ok(()) => Progress::Done,
+                Err(Failure::Stopped) => Progress::Stopped,
+                Err(failure) => Progress::Failed(failure.to_string()),
+            };
+            self.update(index, |exchange| exchange.progress = progress);
+            self.call.set_value(None);
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run(
+        self,
+        index: usize,
+        question: &str,
+        method: Method,
+        settings: &LlmSettings,
+        endpoint: &Endpoint,
+        call: &Call,
+        retrieved: impl Fn(Answer),
+    ) -> Result<(), Failure> {
+        let k = settings.context_chunks;
+        let answer = match settings.assist {
+            None => engine::query(question, method.name(), k).await.map_err(refused)?,
+            Some(assist) => {
+                let mut turn = engine::assist(question, method.name(), k, assist.name()).await.map_err(refused)?;
+                let mut calls = 0;
+                loop {
+                    match turn {
+                        AssistTurn::Done(answer) => break answer,
+                        AssistTurn::Ask(messages) => {
+                            calls += 1;
+                            self.update(index, |exchange| exchange.progress = Progress::Assisting(calls));
+                            let reply =
+                                llm::stream(endpoint, &messages, call, settings.timeout_seconds, &mut |_| {}).await?;
+                            turn = engine::assist_reply(reply).await.map_err(refused)?;
+                        }
+                    }
+                }
+            }
+        };
+        let context: Vec<ContextChunk> =
+            answer.rows.iter().map(|row| ContextChunk { label: row.label.clone(), text: row.text.clone() }).collect();
+        self.update(index, |exchange| {
+            exchange.sources = answer.rows.clone();
+            exchange.progress = Progress::Streaming;
+        });
+        retrieved(answer);
+        let messages = build_messages(question, &context, &settings.instructions);
+        let mut on_text = |text: &str| self.update(index, |exchange| exchange.answer.push_str(text));
+        llm::stream(endpoint, &messages, call, settings.timeout_seconds, &mut on_text).await?;
+        Ok(())
+    }
+}
+
+fn refused(failure: engine::Failure) -> Failure {
+    Failure::Http { status: 0, message: format!("the engine could not find the context: {failure}") }
+}
+
+fn labelled_sources(exchange: &Exchange) -> Vec<(String, String)> {
+    exchange.sources.iter().map(|row| (row.label.clone(), row.source.clone())).collect()
+}
+
+fn copy(text: String) {
+    let Some(window) = web_sys::window() else { return };
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into()).ok();
+    let write = clipboard.as_ref().and_then(|c| js_sys::Reflect::get(c, &"writeText".into()).ok());
+    if let (Some(clipboard), Some(write)) = (clipboard, write.and_then(|w| w.dyn_into::<js_sys::Function>().ok())) {
+        let _ = write.call1(&clipboard, &text.into());
+    }
+}
+
+#[component]
+pub fn ChatView(
+    conversation: Conversation,
+    open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let history = conversation.history;
+    let exchange_view = move |(index, exchange): (usize, Exchange)| {
+        let passages = exchange.sources.len();
+        let cited = cited(&exchange.answer, passages);
+        let sources = Rc::new(RefCell::new(exchange.sources.clone()));
+        let on_answer_click = {
+            let sources = sources.clone();
+            move |ev: leptos::ev::MouseEvent| {
+                let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+                let Some(button) = target.closest("button.cite").ok().flatten() else { return };
+                let first =
+                    button.get_attribute("data-passages").and_then(|p| p.split(' ').next()?.parse::<usize>().ok());
+                if let Some(row) = first.and_then(|n| sources.borrow().get(n.wrapping_sub(1)).cloned()) {
+                    open_outline(row.source, row.chunk);
+                }
+            }
+        };
+        let status = match &exchange.progress {
+            Progress::Retrieving => "Finding the context…".to_string(),
+            Progress::Assisting(n) => format!("LLM-assisted retrieval: asking the LLM (call {n})…"),
+            Progress::Streaming => "Answering…".to_string(),
+            Progress::Done => String::new(),
+            Progress::Stopped => "Stopped.".to_string(),
+            Progress::Failed(reason) => format!("Error: {reason}"),
+        };
+        let running = exchange.progress.running();
+        let copied =
+            format!("{}\n\n{}", exchange.answer.trim(), sources_list(&exchange.answer, &labelled_sources(&exchange)));
+        view! {
+            <li class="exchange" data-state=exchange.progress.key() data-index=index.to_string()>
+                <p class="question">{exchange.question.clone()}</p>
+                <div class="answer" inner_html=answer_html(&exchange.answer, passages) on:click=on_answer_click></div>
+                <p class="exchange-status" role="status">
+                    {status}
+                    {running.then(|| view! { " " <button type="button" class="stop" on:click=move |_| conversation.stop()>"Stop"</button> })}
+                </p>
+                {(!exchange.sources.is_empty()).then(|| view! {
+                    <details class="sources" open>
+                        <summary>{format!("Sources: {} of {} cited", cited.len(), passages)}</summary>
+                        <ol>
+                            {exchange.sources.iter().enumerate().map(|(i, row)| {
+                                let (source, chunk) = (row.source.clone(), row.chunk);
+                                view! {
+                                    <li class="source" class:cited=cited.contains(&(i + 1))>
+                                        <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label.clone()}</button>
+                                        <span class="meta">{format!(" {}{}", row.source, if cited.contains(&(i + 1)) { " · cited" } else { "" })}</span>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ol>
+                    </details>
+                })}
+                {(!running && !exchange.answer.is_empty()).then(|| view! {
+                    <button type="button" class="copy" on:click=move |_| copy(copied.clone())>"Copy the answer and its sources"</button>
+                })}
+            </li>
+        }
+    };
+    view! {
+        <ol id="conversation">
+            {move || history.get().into_iter().enumerate().map(exchange_view).collect_view()}
+        </ol>
+    }
+}

@@ -1,0 +1,227 @@
+//! The browser's transport for `generate`: the page calls the user's LLM endpoint with `fetch` (the only
+//! request Quire makes outside its own origin, and the page's Content-Security-Policy allows no other),
+//! streams the answer through the engine's decoder, stops when asked (`AbortController`), and turns a
+//! failed call into the engine's diagnosis. A fetch that fails says only "TypeError"; a second, `no-cors`
+//! request to the same address tells a server that refused CORS (it answers, opaquely) from one that cannot
+//! be reached (it fails too).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode, Response};
+
+use super::browser::describe;
+use crate::generate::{
+    self, Endpoint, Failure, HttpRequest, Message, StreamDecoder, StreamError, StreamEvent, chat_request,
+    endpoint_origin, failure_for_status, models_request, parse_models,
+};
+
+/// How long the no-cors probe of a failed call may take.
+const PROBE_MS: i32 = 5_000;
+
+fn window() -> web_sys::Window {
+    web_sys::window().expect("the page runs in a browser window")
+}
+
+fn page_origin() -> String {
+    window().location().origin().unwrap_or_default()
+}
+
+/// The origins besides its own that the page's Content-Security-Policy lets it connect to, read from the
+/// policy itself (a policy cannot change while the page lives); `None` when the page has no policy.
+pub fn allowed_origins() -> Option<Vec<String>> {
+    let meta = window().document()?.query_selector(r#"meta[http-equiv="Content-Security-Policy"]"#).ok()??;
+    let policy = meta.get_attribute("content")?;
+    let connect = policy.split(';').map(str::trim).find_map(|directive| directive.strip_prefix("connect-src "))?;
+    Some(connect.split_whitespace().filter(|source| !source.starts_with('\'')).map(str::to_string).collect())
+}
+
+/// A call in flight that the user can stop.
+#[derive(Clone)]
+pub struct Call {
+    controller: AbortController,
+    timed_out: Rc<Cell<bool>>,
+}
+
+impl Call {
+    pub fn new() -> Result<Self, String> {
+        let controller = AbortController::new().map_err(describe)?;
+        Ok(Call { controller, timed_out: Rc::new(Cell::new(false)) })
+    }
+
+    pub fn stop(&self) {
+        self.controller.abort();
+    }
+}
+
+/// A timer that aborts `call` unless cleared first; it holds the timer's callback alive until then.
+struct Deadline {
+    id: i32,
+    _expire: Closure<dyn FnMut()>,
+}
+
+impl Deadline {
+    fn start(call: &Call, milliseconds: i32) -> Deadline {
+        let (controller, timed_out) = (call.controller.clone(), call.timed_out.clone());
+        let expire = Closure::<dyn FnMut()>::new(move || {
+            timed_out.set(true);
+            controller.abort();
+        });
+        let id = window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(expire.as_ref().unchecked_ref(), milliseconds)
+            .unwrap_or(0);
+        Deadline { id, _expire: expire }
+    }
+
+    fn clear(self) {
+        window().clear_timeout_with_handle(self.id);
+    }
+}
+
+fn is_abort(error: &JsValue) -> bool {
+    js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
+
+/// Why a fetch of `url` failed before any answer: mixed content, the page's policy, CORS, or no server.
+async fn diagnose(url: &str) -> Failure {
+    let init = RequestInit::new();
+    init.set_mode(RequestMode::NoCors);
+    let Ok(probe) = Call::new() else { return Failure::Unreachable { url: url.into(), reason: "no fetch".into() } };
+    init.set_signal(Some(&probe.controller.signal()));
+    let deadline = Deadline::start(&probe, PROBE_MS);
+    let answered = JsFuture::from(window().fetch_with_str_and_init(url, &init)).await;
+    deadline.clear();
+    match answered {
+        Ok(_) => Failure::CorsRefused { url: url.into() },
+        Err(error) => Failure::Unreachable { url: url.into(), reason: describe(error) },
+    }
+}
+
+/// Checks what can be known without a request: mixed content, and whether the page's policy allows it.
+fn allowed(url: &str) -> Result<(), Failure> {
+    let page = window().location().href().unwrap_or_default();
+    if generate::mixed_content(&page, url) {
+        return Err(Failure::MixedContent { url: url.into() });
+    }
+    let origin = endpoint_origin(url).map_err(|reason| Failure::Unreachable { url: url.into(), reason })?;
+    if origin != page_origin() && allowed_origins().is_some_and(|allowed| !allowed.contains(&origin)) {
+        return Err(Failure::NotAllowedYet { origin });
+    }
+    Ok(())
+}
+
+/// Sends `request`; the response once its headers are in, within `timeout_s`.
+async fn send(endpoint: &Endpoint, request: &HttpRequest, call: &Call, timeout_s: u32) -> Result<Response, Failure> {
+    allowed(&request.url)?;
+    let init = RequestInit::new();
+    init.set_method(request.method);
+    let headers =
+        web_sys::Headers::new().map_err(|e| Failure::Unreachable { url: request.url.clone(), reason: describe(e) })?;
+    for (name, value) in &request.headers {
+        let _ = headers.append(name, value);
+    }
+    init.set_headers(&headers);
+    if let Some(body) = &request.body {
+        init.set_body(&JsValue::from_str(body));
+    }
+    init.set_signal(Some(&call.controller.signal()));
+    let deadline = Deadline::start(call, (timeout_s.max(1) * 1000) as i32);
+    let answered = JsFuture::from(window().fetch_with_str_and_init(&request.url, &init)).await;
+    deadline.clear();
+    let response: Response = match answered {
+        Ok(response) => response.unchecked_into(),
+        Err(_) if call.timed_out.get() => {
+            return Err(Failure::Timeout { url: request.url.clone(), seconds: timeout_s.into() });
+        }
+        Err(error) if is_abort(&error) => return Err(Failure::Stopped),
+        Err(_) => return Err(diagnose(&request.url).await),
+    };
+    if !response.ok() {
+        let body = match response.text() {
+            Ok(text) => JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        return Err(failure_for_status(endpoint, response.status(), &body));
+    }
+    Ok(response)
+}
+
+/// The endpoint's models.
+pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, Failure> {
+    let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
+    let request = models_request(endpoint);
+    let response = send(endpoint, &request, &call, timeout_s).await?;
+    let text = response.text().map_err(|e| Failure::Unreachable { url: request.url.clone(), reason: describe(e) })?;
+    let body = JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default();
+    parse_models(endpoint.provider, &body)
+        .map_err(|reason| Failure::Stream(StreamError::Malformed { expected: "model list", line: reason }))
+}
+
+/// The connection test: the model list (server, CORS, key), the model in it, then a short streamed answer
+/// (the stream's format, and whether the model starts answering in time). The models on success.
+pub async fn test_connection(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, Failure> {
+    let available = models(endpoint, timeout_s).await?;
+    if endpoint.model.is_empty() {
+        return Ok(available);
+    }
+    if !available.contains(&endpoint.model) {
+        return Err(Failure::UnknownModel { model: endpoint.model.clone(), available });
+    }
+    let mut probe = endpoint.clone();
+    probe.max_tokens = 8;
+    let hello = [Message { role: "user".into(), content: "Reply with the word OK.".into() }];
+    let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
+    stream(&probe, &hello, &call, timeout_s, &mut |_| {}).await?;
+    Ok(available)
+}
+
+/// Streams the answer to `messages`, each piece of text to `on_text` as it arrives; the whole answer.
+pub async fn stream(
+    endpoint: &Endpoint,
+    messages: &[Message],
+    call: &Call,
+    timeout_s: u32,
+    on_text: &mut dyn FnMut(&str),
+) -> Result<String, Failure> {
+    let request = chat_request(endpoint, messages);
+    let response = send(endpoint, &request, call, timeout_s).await?;
+    let dropped = |error: JsValue| match is_abort(&error) {
+        true => Failure::Stopped,
+        false => Failure::Unreachable {
+            url: request.url.clone(),
+            reason: format!("the connection broke: {}", describe(error)),
+        },
+    };
+    let Some(body) = response.body() else { return Err(Failure::Stream(StreamError::Truncated)) };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut decoder = StreamDecoder::new(endpoint.provider);
+    let mut answer = String::new();
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(dropped)?;
+        let finished = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()) == Some(true);
+        let events = if finished {
+            decoder.finish()?
+        } else {
+            let value: Uint8Array = js_sys::Reflect::get(&chunk, &"value".into()).map_err(dropped)?.unchecked_into();
+            decoder.push(&value.to_vec())?
+        };
+        for event in events {
+            match event {
+                StreamEvent::Text(text) => {
+                    answer.push_str(&text);
+                    on_text(&text);
+                }
+                StreamEvent::Done => {
+                    let _ = reader.cancel();
+                    return Ok(answer);
+                }
+            }
+        }
+        if finished {
+            return Ok(answer);
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! LLM-assisted retrieval: retrieval steps that ask the user's LLM something between searches. Each is
+//! optional (off unless asked for) and marked in the trace: its own lane, named `LLM: …`, holds what the
+//! LLM was asked and what it answered.
+//!
+//! - [`Assist::Traverser`]: seed 000's graph traverser (Listing 3.2). The LLM sees the outlines of the top
+//!   pages and the path retriever's subgraph as `A#relation:B` triples, and names the section, page or path
+//!   that answers; their chunks come first.
+//! - [`Assist::Parsing`]: seed 002's query parsing. The LLM names the question's entities and relations; the
+//!   node-set join starts from those entities instead of the gazetteer's matches.
+//! - [`Assist::Cot`]: seed 004's CoT retrieval (§5.3) with a scratchpad: at most three searches, the
+//!   second and third from queries the LLM writes, stopping early when a new query repeats one of the last
+//!   two (token Jaccard ≥ 0.85); the final context is the steps' lists fused.
+//!
+//! Platform-neutral and transport-free: an [`AssistedRetrieval`] is a state machine that says what to ask
+//! ([`Turn::Ask`]) and takes the LLM's reply, so the browser (fetch) and the CLI (an HTTP client) drive the
+//! same steps.
+
+mod cot;
+mod parsing;
+mod traverser;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::prompt::Message;
+use crate::retrieve::{Method, Query, Retrieval, Retriever, RetrieverTrace, ScoredChunk, Step, Trace, TracedChunk};
+use crate::store::IndexedCorpus;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assist {
+    Traverser,
+    Parsing,
+    Cot,
+}
+
+impl Assist {
+    pub const ALL: [Assist; 3] = [Assist::Traverser, Assist::Parsing, Assist::Cot];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Assist::Traverser => "traverser",
+            Assist::Parsing => "parsing",
+            Assist::Cot => "cot",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Assist::Traverser => "the LLM picks a section, page or graph path from the top pages' outlines (seed 000)",
+            Assist::Parsing => "the LLM names the question's entities, and the join starts from them (seed 002)",
+            Assist::Cot => "up to three searches, the LLM writing the next query from a scratchpad (seed 004)",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|a| a.name() == name.trim().to_ascii_lowercase()).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|a| a.name()).collect();
+            format!("unknown LLM-assisted retrieval `{name}` (one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// What an assisted retrieval wants next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Turn {
+    /// Send these messages to the LLM and [`AssistedRetrieval::resume`] with its whole reply.
+    Ask(Vec<Message>),
+    /// The chunks, best first, and the trace of everything done.
+    Done(Vec<ScoredChunk>, Trace),
+}
+
+/// An embedder for the queries an assisted retrieval writes (CoT's next queries, parsed entity names).
+pub type Embed<'a> = &'a dyn Fn(&str) -> Result<Vec<f32>, String>;
+
+/// The question and the method every search of an assisted retrieval runs.
+struct Question {
+    text: String,
+    vector: Vec<f32>,
+    base: Method,
+    k: usize,
+}
+
+impl Question {
+    fn query(&self) -> Query<'_> {
+        Query { text: &self.text, vector: &self.vector }
+    }
+}
+
+enum State {
+    Traverser(traverser::Traverser),
+    Parsing,
+    Cot(cot::Cot),
+}
+
+pub struct AssistedRetrieval {
+    assist: Assist,
+    question: Question,
+    state: State,
+    /// The assisted lane's steps so far.
+    steps: Vec<Step>,
+}
+
+impl AssistedRetrieval {
+    /// Starts `assist` for `question` (embedded as `vector`), searching with `base`, for `k` chunks.
+    pub fn start(
+        assist: Assist,
+        base: Method,
+        index: &IndexedCorpus,
+        question: &str,
+        vector: Vec<f32>,
+        k: usize,
+    ) -> (Self, Turn) {
+        let question = Question { text: question.to_string(), vector, base, k };
+        let mut steps = Vec::new();
+        let (state, messages) = match assist {
+            Assist::Traverser => {
+                let (traverser, messages) = traverser::Traverser::start(index, &question, &mut steps);
+                (State::Traverser(traverser), messages)
+            }
+            Assist::Parsing => (State::Parsing, parsing::messages(&question.text)),
+            Assist::Cot => {
+                let (cot, messages) = cot::Cot::start(index, &question, &mut steps);
+                (State::Cot(cot), messages)
+            }
+        };
+        (AssistedRetrieval { assist, question, state, steps }, Turn::Ask(messages))
+    }
+
+    /// Takes the LLM's reply to the last [`Turn::Ask`]; `embed` embeds any query the LLM wrote.
+    pub fn resume(&mut self, index: &IndexedCorpus, reply: &str, embed: Embed<'_>) -> Result<Turn, String> {
+        let question = &self.question;
+        let steps = &mut self.steps;
+        let outcome = match &mut self.state {
+            State::Traverser(traverser) => Outcome::Chunks(traverser.resume(index, question, reply, steps)),
+            State::Parsing => Outcome::Replace(Retriever::Join, parsing::resume(index, question, reply, embed, steps)?),
+            State::Cot(cot) => match cot.resume(index, question, reply, embed, steps)? {
+                cot::Next::Ask(messages) => return Ok(Turn::Ask(messages)),
+                cot::Next::Done(chunks) => Outcome::Chunks(chunks),
+            },
+        };
+        Ok(self.finish(index, outcome))
+    }
+
+    /// The base method's trace for the question, the assisted lane first, and the final list.
+    fn finish(&self, index: &IndexedCorpus, outcome: Outcome) -> Turn {
+        let Question { base, k, .. } = &self.question;
+        let (lane, replacement) = match outcome {
+            Outcome::Chunks(chunks) => (Some(chunks), None),
+            Outcome::Replace(retriever, retrieval) => (None, Some((retriever, retrieval))),
+        };
+        let (base_chunks, mut trace) = base.trace_replacing(index, self.question.query(), *k, *k, replacement);
+        let chunks: Vec<ScoredChunk> = lane.clone().unwrap_or(base_chunks).into_iter().take(*k).collect();
+        let corpus = &index.corpus;
+        trace.method = format!("{}, LLM-assisted: {}", base.name(), self.assist.name());
+        trace.retrievers.insert(
+            0,
+            RetrieverTrace {
+                retriever: format!("LLM: {}", self.assist.name()),
+                weight: 1.0,
+                steps: self.steps.clone(),
+                chunks: TracedChunk::list(corpus, lane.as_deref().unwrap_or(&chunks), *k),
+            },
+        );
+        trace.results = TracedChunk::list(corpus, &chunks, *k);
+        Turn::Done(chunks, trace)
+    }
+}
+
+/// What an assisted step produced: the final list itself, or a retriever's list to run the base method with.
+enum Outcome {
+    Chunks(Vec<ScoredChunk>),
+    Replace(Retriever, Retrieval),
+}
+
+/// The JSON object in an LLM's reply, which may wrap it in prose or a code fence.
+fn json_object(reply: &str) -> Option<Value> {
+    let start = reply.find('{')?;
+    let end = reply.rfind('}')?;
+    (start < end).then(|| serde_json::from_str(&reply[start..=end]).ok()).flatten()
+}
+
+/// A JSON value as a list of strings: an array's strings, or one string.
+fn strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(one) => vec![one.clone()],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(s) => Some(s.clone()),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+    .into_iter()
+    .map(|s| s.trim().to_string())
+    .filter(|s| !s.is_empty())
+    .collect()
+}
+
+fn system_and_user(system: &str, user: String) -> Vec<Message> {
+    vec![Message { role: "system".into(), content: system.into() }, Message { role: "user".into(), content: user }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_object_is_found_in_prose_and_fences() {
+        let reply = "Sure! ```json\n{\"entities\": [\"Apollo 11\", \" \"], \"relations\": \"launched by\"}\n```";
+        let value = json_object(reply).unwrap();
+        assert_eq!(strings(&value["entities"]), ["Apollo 11"]);
+        assert_eq!(strings(&value["relations"]), ["launched by"]);
+        assert!(json_object("no object here").is_none());
+        assert!(json_object("} backwards {").is_none());
+    }
+
+    #[test]
+    fn names_are_parsed() {
+        assert_eq!(Assist::parse("CoT").unwrap(), Assist::Cot);
+        assert!(Assist::parse("magic").unwrap_err().contains("traverser, parsing, cot"));
+    }
+}
