@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
 # fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
-# the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build.
+# the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
+# then the embedder comparison's page against a build with the measuring mode, checking both embedders agree.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -20,6 +21,10 @@ echo "== metrics against trec_eval"
 "${QUIRE_VENV:-$HOME/.cache/quire/venv}/bin/python" scripts/check_trec_eval.py "$CARGO_TARGET_DIR/debug/quire" tests/fixtures/scifact-subset
 echo "== wasm build"
 trunk build --release
+echo "== wasm build with the measuring mode, for the embedder comparison"
+trunk build --release --features bench --dist dist-bench
 echo "== browser tests"
 cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
+echo "== Quire's embedder and onnxruntime-web agree (the benchmark page runs; no timing checked)"
+node compare.mjs 4 1 --check

@@ -155,6 +155,10 @@ fn llm_assisted_retrieval_asks_the_endpoint_and_shows_its_steps() {
     assert!(trace.contains(r#"{"entities": ["Moon"], "relations": []}"#), "{trace}");
     assert!(trace.contains("seeds — entities the LLM named, found in the graph: Moon"), "{trace}");
 
+    // Learned fusion reads a fixed set of retrievers without the join: parsing would change nothing, and says so.
+    let (ok, _, stderr) = ask("ok", "openai", &["--assist", "parsing", "--method", "learned"], &[]);
+    assert!(!ok && stderr.contains("`learned` does not use the join"), "{stderr}");
+
     let (ok, _, stderr) = ask("ok", "openai", &["--assist", "magic"], &[]);
     assert!(!ok && stderr.contains("unknown LLM-assisted retrieval `magic`"), "{stderr}");
 }

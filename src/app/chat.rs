@@ -4,9 +4,6 @@
 //! outline, the sources it was given listed with the cited ones marked. The conversation is kept while the
 //! page is open; each answer can be copied with its sources.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -53,10 +50,11 @@ pub struct Exchange {
     pub progress: Progress,
 }
 
-/// The conversation, and the call the user may stop.
+/// The conversation (one signal per exchange, so that a streamed token redraws only its answer), and the
+/// call the user may stop.
 #[derive(Clone, Copy)]
 pub struct Conversation {
-    pub history: RwSignal<Vec<Exchange>>,
+    pub history: RwSignal<Vec<RwSignal<Exchange>>>,
     call: StoredValue<Option<Call>, LocalStorage>,
 }
 
@@ -65,12 +63,15 @@ impl Conversation {
         Conversation { history: RwSignal::new(Vec::new()), call: StoredValue::new_local(None) }
     }
 
+    /// Whether an answer is being found or streamed (one at a time).
+    pub fn running(self) -> bool {
+        self.history.with(|history| history.last().is_some_and(|e| e.with(|e| e.progress.running())))
+    }
+
     fn update(self, index: usize, change: impl FnOnce(&mut Exchange)) {
-        self.history.update(|history| {
-            if let Some(exchange) = history.get_mut(index) {
-                change(exchange);
-            }
-        });
+        if let Some(exchange) = self.history.with_untracked(|history| history.get(index).copied()) {
+            exchange.update(change);
+        }
     }
 
     fn stop(self) {
@@ -91,20 +92,16 @@ impl Conversation {
         endpoint: Endpoint,
         retrieved: impl Fn(Answer) + 'static,
     ) {
-        if self.history.with_untracked(|h| h.last().is_some_and(|e| e.progress.running())) {
-            return;
-        }
-        let Ok(call) = Call::new() else { return };
-        self.call.set_value(Some(call.clone()));
         let index = self.history.with_untracked(Vec::len);
-        self.history.update(|history| {
-            history.push(Exchange {
-                question: question.clone(),
-                sources: Vec::new(),
-                answer: String::new(),
-                progress: Progress::Retrieving,
-            })
-        });
+        let call = Call::new();
+        let progress = match &call {
+            Ok(_) => Progress::Retrieving,
+            Err(reason) => Progress::Failed(format!("the browser cannot make a stoppable request: {reason}")),
+        };
+        let exchange = Exchange { question: question.clone(), sources: Vec::new(), answer: String::new(), progress };
+        self.history.update(|history| history.push(RwSignal::new(exchange)));
+        let Ok(call) = call else { return };
+        self.call.set_value(Some(call.clone()));
         spawn_local(async move {
             let progress = match self.run(index, &question, method, &settings, &endpoint, &call, retrieved).await {
                 Ok(()) => Progress::Done,
@@ -162,7 +159,7 @@ impl Conversation {
 }
 
 fn refused(failure: engine::Failure) -> Failure {
-    Failure::Http { status: 0, message: format!("the engine could not find the context: {failure}") }
+    Failure::Retrieval(failure.to_string())
 }
 
 fn labelled_sources(exchange: &Exchange) -> Vec<(String, String)> {
@@ -184,66 +181,86 @@ pub fn ChatView(
     open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let history = conversation.history;
-    let exchange_view = move |(index, exchange): (usize, Exchange)| {
-        let passages = exchange.sources.len();
-        let cited = cited(&exchange.answer, passages);
-        let sources = Rc::new(RefCell::new(exchange.sources.clone()));
-        let on_answer_click = {
-            let sources = sources.clone();
-            move |ev: leptos::ev::MouseEvent| {
-                let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-                let Some(button) = target.closest("button.cite").ok().flatten() else { return };
-                let first =
-                    button.get_attribute("data-passages").and_then(|p| p.split(' ').next()?.parse::<usize>().ok());
-                if let Some(row) = first.and_then(|n| sources.borrow().get(n.wrapping_sub(1)).cloned()) {
-                    open_outline(row.source, row.chunk);
-                }
-            }
-        };
-        let status = match &exchange.progress {
-            Progress::Retrieving => "Finding the context…".to_string(),
-            Progress::Assisting(n) => format!("LLM-assisted retrieval: asking the LLM (call {n})…"),
-            Progress::Streaming => "Answering…".to_string(),
-            Progress::Done => String::new(),
-            Progress::Stopped => "Stopped.".to_string(),
-            Progress::Failed(reason) => format!("Error: {reason}"),
-        };
-        let running = exchange.progress.running();
-        let copied =
-            format!("{}\n\n{}", exchange.answer.trim(), sources_list(&exchange.answer, &labelled_sources(&exchange)));
-        view! {
-            <li class="exchange" data-state=exchange.progress.key() data-index=index.to_string()>
-                <p class="question">{exchange.question.clone()}</p>
-                <div class="answer" inner_html=answer_html(&exchange.answer, passages) on:click=on_answer_click></div>
-                <p class="exchange-status" role="status">
-                    {status}
-                    {running.then(|| view! { " " <button type="button" class="stop" on:click=move |_| conversation.stop()>"Stop"</button> })}
-                </p>
-                {(!exchange.sources.is_empty()).then(|| view! {
-                    <details class="sources" open>
-                        <summary>{format!("Sources: {} of {} cited", cited.len(), passages)}</summary>
-                        <ol>
-                            {exchange.sources.iter().enumerate().map(|(i, row)| {
-                                let (source, chunk) = (row.source.clone(), row.chunk);
-                                view! {
-                                    <li class="source" class:cited=cited.contains(&(i + 1))>
-                                        <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label.clone()}</button>
-                                        <span class="meta">{format!(" {}{}", row.source, if cited.contains(&(i + 1)) { " · cited" } else { "" })}</span>
-                                    </li>
-                                }
-                            }).collect_view()}
-                        </ol>
-                    </details>
-                })}
-                {(!running && !exchange.answer.is_empty()).then(|| view! {
-                    <button type="button" class="copy" on:click=move |_| copy(copied.clone())>"Copy the answer and its sources"</button>
-                })}
-            </li>
-        }
-    };
     view! {
         <ol id="conversation">
-            {move || history.get().into_iter().enumerate().map(exchange_view).collect_view()}
+            <For each=move || history.get().into_iter().enumerate() key=|(index, _)| *index
+                children=move |(index, exchange)| view! { <ExchangeView index exchange conversation open_outline /> } />
         </ol>
+    }
+}
+
+#[component]
+fn ExchangeView(
+    index: usize,
+    exchange: RwSignal<Exchange>,
+    conversation: Conversation,
+    open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    // Each part redraws only when what it shows changes: the answer with every token, the rest rarely.
+    let progress = Memo::new(move |_| exchange.with(|e| e.progress.clone()));
+    let sources = Memo::new(move |_| exchange.with(|e| e.sources.clone()));
+    let cited = Memo::new(move |_| exchange.with(|e| cited(&e.answer, e.sources.len())));
+    let on_answer_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let Some(button) = target.closest("button.cite").ok().flatten() else { return };
+        let first = button.get_attribute("data-passages").and_then(|p| p.split(' ').next()?.parse::<usize>().ok());
+        if let Some(row) = first.and_then(|n| sources.with_untracked(|s| s.get(n.wrapping_sub(1)).cloned())) {
+            open_outline(row.source, row.chunk);
+        }
+    };
+    let status = move || match progress.get() {
+        Progress::Retrieving => "Finding the context…".to_string(),
+        Progress::Assisting(n) => format!("LLM-assisted retrieval: asking the LLM (call {n})…"),
+        Progress::Streaming => "Answering…".to_string(),
+        Progress::Done => String::new(),
+        Progress::Stopped => "Stopped.".to_string(),
+        Progress::Failed(reason) => format!("Error: {reason}"),
+    };
+    let copy_answer = move |_| {
+        let text = exchange
+            .with_untracked(|e| format!("{}\n\n{}", e.answer.trim(), sources_list(&e.answer, &labelled_sources(e))));
+        copy(text);
+    };
+    let sources_view = move || {
+        let (rows, cited) = (sources.get(), cited.get());
+        (!rows.is_empty()).then(|| {
+            let items = rows
+                .iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let is_cited = cited.contains(&(i + 1));
+                    let (source, chunk) = (row.source.clone(), row.chunk);
+                    view! {
+                        <li class="source" class:cited=is_cited>
+                            <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label.clone()}</button>
+                            <span class="meta">{format!(" {}{}", row.source, if is_cited { " · cited" } else { "" })}</span>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <details class="sources" open>
+                    <summary>{format!("Sources: {} of {} cited", cited.len(), rows.len())}</summary>
+                    <ol>{items}</ol>
+                </details>
+            }
+        })
+    };
+    view! {
+        <li class="exchange" data-state=move || progress.get().key() data-index=index.to_string()>
+            <p class="question">{exchange.with_untracked(|e| e.question.clone())}</p>
+            <div class="answer" on:click=on_answer_click
+                inner_html=move || exchange.with(|e| answer_html(&e.answer, e.sources.len()))></div>
+            <p class="exchange-status" role="status">
+                {status}
+                {move || progress.get().running().then(|| view! {
+                    " " <button type="button" class="stop" on:click=move |_| conversation.stop()>"Stop"</button>
+                })}
+            </p>
+            {sources_view}
+            {move || (!progress.get().running() && exchange.with(|e| !e.answer.is_empty())).then(|| view! {
+                <button type="button" class="copy" on:click=copy_answer>"Copy the answer and its sources"</button>
+            })}
+        </li>
     }
 }

@@ -167,7 +167,9 @@ pub async fn test_connection(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<
     if endpoint.model.is_empty() {
         return Ok(available);
     }
-    if !available.contains(&endpoint.model) {
+    // Ollama lists `llama3.2:latest` for what its users call `llama3.2`, and answers to both.
+    let listed = |model: &String| *model == endpoint.model || *model == format!("{}:latest", endpoint.model);
+    if !available.iter().any(listed) {
         return Err(Failure::UnknownModel { model: endpoint.model.clone(), available });
     }
     let mut probe = endpoint.clone();
@@ -203,11 +205,15 @@ pub async fn stream(
         let chunk = JsFuture::from(reader.read()).await.map_err(dropped)?;
         let finished = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()) == Some(true);
         let events = if finished {
-            decoder.finish()?
+            decoder.finish()
         } else {
             let value: Uint8Array = js_sys::Reflect::get(&chunk, &"value".into()).map_err(dropped)?.unchecked_into();
-            decoder.push(&value.to_vec())?
+            decoder.push(&value.to_vec())
         };
+        let events = events.inspect_err(|_| {
+            // The rest of a stream that cannot be read is not worth downloading.
+            let _ = reader.cancel();
+        })?;
         for event in events {
             match event {
                 StreamEvent::Text(text) => {

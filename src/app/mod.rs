@@ -529,7 +529,7 @@ fn App() -> impl IntoView {
                         prop:value=move || query_text.get()
                         on:input=move |ev| query_text.set(event_target_value(&ev)) />
                     <button id="search" type="submit" disabled=move || !ready()>"Search"</button>
-                    <button id="ask-llm" type="button" disabled=move || !ready() on:click=move |_| ask_llm()
+                    <button id="ask-llm" type="button" disabled=move || !ready() || conversation.running() on:click=move |_| ask_llm()
                         title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
                 </form>
                 <chat::ChatView conversation=conversation open_outline=open_outline />

@@ -1,6 +1,7 @@
 //! The LLM settings: which endpoint answers, with what model, key, sampling, context size, instructions and
-//! LLM-assisted retrieval; kept in this browser's local storage. The API key is kept only when the user
-//! ticks "remember" (else it lives as long as the page), and is sent to that endpoint only. Saving a new
+//! LLM-assisted retrieval; kept in this browser's local storage. The API key is kept there only when the
+//! user ticks "remember"; else it lives in this tab's session storage (so that the reload a new endpoint
+//! needs keeps it) and goes when the tab closes. It is sent to that endpoint only. Saving a new
 //! endpoint also stores its origin, which the loader in index.html writes into the page's
 //! Content-Security-Policy: the page reloads once so that the policy allows it.
 
@@ -71,14 +72,19 @@ fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
 fn read(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok().flatten()
 }
 
-/// The stored settings and the remembered key (empty when none).
+/// The stored settings and the key (remembered, or kept for this tab; empty when none).
 pub fn load() -> (LlmSettings, String) {
     let settings = read(SETTINGS_KEY).and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
-    (settings, read(API_KEY_KEY).unwrap_or_default())
+    let this_tab = session_storage().and_then(|s| s.get_item(API_KEY_KEY).ok().flatten());
+    (settings, read(API_KEY_KEY).or(this_tab).unwrap_or_default())
 }
 
 /// The endpoint origin stored for the page's policy.
@@ -89,18 +95,25 @@ pub fn stored_origin() -> Option<String> {
 /// Stores `settings` (and the key if it is to be remembered); whether the page must reload for its policy to
 /// allow the endpoint.
 pub fn save(settings: &LlmSettings, api_key: &str) -> Result<bool, String> {
-    let storage = local_storage().ok_or("this browser keeps no local storage for this page")?;
-    let failed = |_| "the browser refused to store the settings".to_string();
-    let json = serde_json::to_string(settings).map_err(|e| e.to_string())?;
-    storage.set_item(SETTINGS_KEY, &json).map_err(failed)?;
-    match settings.remember_key && !api_key.is_empty() {
-        true => storage.set_item(API_KEY_KEY, api_key).map_err(failed)?,
-        false => storage.remove_item(API_KEY_KEY).map_err(failed)?,
-    }
     let origin = match settings.base_url.trim() {
         "" => None,
         url => Some(endpoint_origin(url)?),
     };
+    let storage = local_storage().ok_or("this browser keeps no local storage for this page")?;
+    let failed = |_| "the browser refused to store the settings".to_string();
+    let json = serde_json::to_string(settings).map_err(|e| e.to_string())?;
+    storage.set_item(SETTINGS_KEY, &json).map_err(failed)?;
+    let remembered = settings.remember_key && !api_key.is_empty();
+    match remembered {
+        true => storage.set_item(API_KEY_KEY, api_key).map_err(failed)?,
+        false => storage.remove_item(API_KEY_KEY).map_err(failed)?,
+    }
+    if let Some(this_tab) = session_storage() {
+        let _ = match remembered || api_key.is_empty() {
+            true => this_tab.remove_item(API_KEY_KEY),
+            false => this_tab.set_item(API_KEY_KEY, api_key),
+        };
+    }
     let page = web_sys::window().and_then(|w| w.location().origin().ok());
     match origin.filter(|o| Some(o) != page.as_ref()) {
         Some(origin) => storage.set_item(ORIGIN_KEY, &origin).map_err(failed)?,

@@ -137,8 +137,15 @@ fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -
 
 async fn handle(request: Request) -> Result<Reply, String> {
     match request {
-        Request::Open { name, bytes } => open(&name, &bytes).map(Reply::Opened),
-        Request::Update { files, removed } => update(files, removed).await,
+        // A retrieval waiting for the LLM holds ids of the index it started on.
+        Request::Open { name, bytes } => {
+            ASSISTED.set(None);
+            open(&name, &bytes).map(Reply::Opened)
+        }
+        Request::Update { files, removed } => {
+            ASSISTED.set(None);
+            update(files, removed).await
+        }
         Request::Query { text, method, k } => query(&text, &Method::parse(&method)?, k).map(Reply::Answer),
         Request::Assist { text, method, k, assist } => {
             start_assisted(&text, Method::parse(&method)?, k, Assist::parse(&assist)?).map(Reply::Assist)
@@ -306,7 +313,7 @@ fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Resul
     let started = browser::now_ms();
     let (retrieval, turn) = with_index(|engine, index| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
-        Ok(AssistedRetrieval::start(assist, method, index, text, vector, k))
+        AssistedRetrieval::start(assist, method, index, text, vector, k)
     })?;
     ASSISTED.set(Some((retrieval, started)));
     assist_turn(turn)
@@ -460,11 +467,21 @@ async fn build(builder: IndexBuilder) -> IndexedCorpus {
 #[cfg(feature = "bench")]
 async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String, String> {
     if workers == 0 {
-        let report = with_engine(|engine| {
-            crate::bench::measure_throughput(&engine.embedder, count, tokens, &browser::now_ms)
-                .map_err(|e| e.to_string())
-        })??;
-        return serde_json::to_string(&report).map_err(|e| e.to_string());
+        return with_engine(|engine| {
+            let embedder = &engine.embedder;
+            let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms)
+                .map_err(|e| e.to_string())?;
+            // What was embedded and what came out, so that another runtime can be checked against it.
+            let texts = crate::bench::sample_sequences(embedder, count, tokens);
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let ids =
+                refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+            let vectors = embedder.embed(&refs).map_err(|e| e.to_string())?;
+            let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+            json["token_ids"] = serde_json::json!(ids);
+            json["vectors"] = serde_json::json!(vectors);
+            Ok(json.to_string())
+        })?;
     }
     let texts = with_engine(|engine| crate::bench::sample_sequences(&engine.embedder, count, tokens))?;
     let mut pool = Pool::new(workers);

@@ -75,7 +75,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
                 &index,
                 &endpoint,
                 timeout,
-                AssistedRetrieval::start(assist, method, &index, &args.question, vector, args.k),
+                AssistedRetrieval::start(assist, method, &index, &args.question, vector, args.k)?,
                 &embed,
             )?
         }

@@ -120,6 +120,13 @@ impl MiniLmEmbedder {
         Self::from_bytes(&read(MODEL_FILE)?, &read(TOKENIZER_FILE)?)
     }
 
+    /// The word-piece ids the model is given for `text`: what another runtime needs to compute the same
+    /// embedding (the browser benchmark feeds them to onnxruntime-web).
+    #[cfg(feature = "bench")]
+    pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        Ok(self.encode(text)?.get_ids().to_vec())
+    }
+
     fn encode(&self, text: &str) -> Result<tokenizers::Encoding, EmbedError> {
         self.truncating.encode(text, true).map_err(|e| EmbedError::Tokenizer(e.to_string()))
     }

@@ -4,7 +4,7 @@
 //! citation `[n]` becomes a button naming its passages. An answer comes from a server the page does not
 //! control, so the output holds no markup but what this module writes.
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::escape_href;
 
 use super::citations::{Piece, pieces};
@@ -17,11 +17,20 @@ fn safe_target(url: &str) -> bool {
     SAFE_SCHEMES.iter().any(|scheme| url.starts_with(scheme))
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Link {
+    Kept,
+    /// An unsafe target: the link's text stays, unlinked.
+    Dropped,
+    /// A reference-style link, shown as its bracketed text.
+    Bracketed,
+}
+
 /// `answer` as HTML; citations name passages `1..=passages`.
 pub fn answer_html(answer: &str, passages: usize) -> String {
     let mut events: Vec<Event<'_>> = Vec::new();
-    // Whether each open link was kept, so that its end is kept or dropped with it.
-    let mut links: Vec<bool> = Vec::new();
+    // What became of each open link, so that its end goes the same way.
+    let mut links: Vec<Link> = Vec::new();
     let mut in_code_block = false;
     let mut text = String::new();
     for event in Parser::new_ext(answer, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
@@ -31,6 +40,24 @@ pub fn answer_html(answer: &str, passages: usize) -> String {
         {
             text.push_str(piece);
             continue;
+        }
+        // A reference-style link (`[1]` with a definition `[1]: https://…` somewhere in the answer) stays the
+        // bracketed text it was written as: otherwise a definition would turn the citations into links.
+        match &event {
+            Event::Start(Tag::Link {
+                link_type: LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut,
+                ..
+            }) => {
+                links.push(Link::Bracketed);
+                text.push('[');
+                continue;
+            }
+            Event::End(TagEnd::Link) if links.last() == Some(&Link::Bracketed) => {
+                links.pop();
+                text.push(']');
+                continue;
+            }
+            _ => {}
         }
         flush_text(&mut text, passages, &mut events);
         match event {
@@ -42,18 +69,22 @@ pub fn answer_html(answer: &str, passages: usize) -> String {
                 in_code_block = false;
                 events.push(event);
             }
-            Event::Start(Tag::Link { dest_url, .. }) => {
-                let kept = safe_target(&dest_url);
-                links.push(kept);
-                if kept {
+            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
+                let target = match link_type {
+                    LinkType::Email => format!("mailto:{dest_url}"),
+                    _ => dest_url.to_string(),
+                };
+                let kept = Some(target).filter(|t| safe_target(t));
+                links.push(if kept.is_some() { Link::Kept } else { Link::Dropped });
+                if let Some(target) = kept {
                     let mut anchor = String::from("<a href=\"");
-                    let _ = escape_href(&mut anchor, &dest_url);
+                    let _ = escape_href(&mut anchor, &target);
                     anchor.push_str("\" target=\"_blank\" rel=\"noopener noreferrer\">");
                     events.push(Event::Html(anchor.into()));
                 }
             }
             Event::End(TagEnd::Link) => {
-                if links.pop() == Some(true) {
+                if links.pop() == Some(Link::Kept) {
                     events.push(Event::Html("</a>".into()));
                 }
             }
@@ -121,6 +152,13 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("data-passages=\"1\""), "{html}");
+    }
+
+    #[test]
+    fn reference_definitions_cannot_turn_citations_into_links_and_mail_addresses_stay_links() {
+        let html = answer_html("It landed [1].\n\n[1]: https://evil.example\n\nWrite to <ask@example.org>.", 3);
+        assert!(!html.contains("evil.example") && html.contains("data-passages=\"1\""), "{html}");
+        assert!(html.contains("<a href=\"mailto:ask@example.org\""), "{html}");
     }
 
     #[test]

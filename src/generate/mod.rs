@@ -153,6 +153,9 @@ pub enum Failure {
     Stream(#[from] StreamError),
     #[error("stopped")]
     Stopped,
+    /// Finding the context failed before the endpoint was asked anything.
+    #[error("the context could not be found: {0}")]
+    Retrieval(String),
 }
 
 fn available_models(available: &[String]) -> String {

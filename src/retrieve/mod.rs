@@ -412,6 +412,15 @@ impl Method {
         (run.chunks, trace)
     }
 
+    /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
+    /// added (to anything but learned fusion, whose network reads a fixed set).
+    pub fn can_take(&self, retriever: Retriever) -> bool {
+        match self {
+            Method::Learned(model) => model.retrievers().contains(&retriever),
+            _ => true,
+        }
+    }
+
     /// This method with `retriever` among its inputs.
     fn with_input(&self, retriever: Retriever) -> Method {
         match self {

@@ -7,23 +7,27 @@ import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 const MIME = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css",
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".css": "text/css",
   ".json": "application/json", ".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8",
   ".csv": "text/csv; charset=utf-8", ".onnx": "application/octet-stream",
 };
 
 export const DIST = resolve(import.meta.dirname, "../../dist");
 
-export async function serveDist(root = DIST) {
+/// Serves `root` on 127.0.0.1. `mounts` serves more folders under URL prefixes (`{"/ort/": dir}`); `isolated`
+/// sends the headers that make the page cross-origin isolated (what onnxruntime-web's threads need).
+export async function serveDist(root = DIST, { mounts = {}, isolated = false } = {}) {
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
-    const file = normalize(join(root, path.endsWith("/") ? path + "index.html" : path));
-    if (!file.startsWith(root)) { response.writeHead(403).end(); return; }
+    const [prefix, base] = Object.entries(mounts).find(([prefix]) => path.startsWith(prefix)) ?? ["/", root];
+    const file = normalize(join(base, path.slice(prefix.length - 1).endsWith("/") ? path.slice(prefix.length - 1) + "index.html" : path.slice(prefix.length - 1)));
+    if (!file.startsWith(base)) { response.writeHead(403).end(); return; }
+    const headers = isolated ? { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" } : {};
     try {
       const body = await readFile(file);
-      response.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream" }).end(body);
+      response.writeHead(200, { ...headers, "content-type": MIME[extname(file)] ?? "application/octet-stream" }).end(body);
     } catch {
-      response.writeHead(404).end("not found");
+      response.writeHead(404, headers).end("not found");
     }
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));

@@ -50,11 +50,12 @@ pub struct Cot {
 impl Cot {
     pub fn start(index: &IndexedCorpus, question: &Question, steps: &mut Vec<Step>) -> (Self, Vec<Message>) {
         let mut cot = Cot { queries: Vec::new(), lists: Vec::new(), shown: HashSet::new(), scratchpad: Vec::new() };
-        let messages = cot.search(index, question, question.text.clone(), &question.vector, steps);
+        let fresh = cot.search(index, question, question.text.clone(), &question.vector, steps);
+        let messages = cot.messages(index, question, &fresh);
         (cot, messages)
     }
 
-    /// Searches for `query`, and the messages that show the LLM what it found.
+    /// Searches for `query`: the best candidates not shown to the LLM before.
     fn search(
         &mut self,
         index: &IndexedCorpus,
@@ -62,18 +63,23 @@ impl Cot {
         query: String,
         vector: &[f32],
         steps: &mut Vec<Step>,
-    ) -> Vec<Message> {
+    ) -> Vec<ScoredChunk> {
         let found = question.base.retrieve(index, Query { text: &query, vector }, CANDIDATES);
         let fresh: Vec<ScoredChunk> =
             found.iter().filter(|hit| !self.shown.contains(&hit.chunk)).take(STEP_CONTEXT).copied().collect();
         self.shown.extend(fresh.iter().map(|hit| hit.chunk));
         let corpus = &index.corpus;
         steps.push(Step::seeds(
-            format!("search {}: {query} (its {} best new passages go to the LLM)", self.queries.len() + 1, fresh.len()),
+            format!("search {}: {query} ({} best new passages)", self.queries.len() + 1, fresh.len()),
             fresh.iter().map(|hit| TraceNode::new(corpus, NodeKind::Chunk, hit.chunk, hit.score)).collect(),
         ));
         self.queries.push(query);
         self.lists.push(found);
+        fresh
+    }
+
+    /// What the LLM is shown after a search: the question, the scratchpad, the searches, the new passages.
+    fn messages(&self, index: &IndexedCorpus, question: &Question, fresh: &[ScoredChunk]) -> Vec<Message> {
         let passages: Vec<String> = fresh
             .iter()
             .map(|hit| {
@@ -115,31 +121,51 @@ impl Cot {
             self.scratchpad = notes;
         }
         let done = parsed["done"].as_bool().unwrap_or(false);
-        let next = parsed["next_query"].as_str().map(str::trim).filter(|q| !q.is_empty());
-        let stop = match next {
-            _ if step >= MAX_STEPS => Some(format!("stopped after {MAX_STEPS} searches")),
-            _ if done && step >= MIN_STEPS => Some("stopped: the LLM found the scratchpad answers the question".into()),
-            None => Some("stopped: the LLM wrote no next query".into()),
+        let written = parsed["next_query"].as_str().map(str::trim).filter(|q| !q.is_empty()).map(str::to_string);
+        // Before the second search the LLM may not stop: without a query of its own, the question goes on
+        // with what the scratchpad holds.
+        let next = match written {
+            None if step < MIN_STEPS => {
+                Some(format!("{} {}", question.text, self.scratchpad.join(" ")).trim().to_string())
+            }
+            other => other,
+        };
+        let stop = match &next {
+            _ if done && step >= MIN_STEPS => {
+                Some("stopped: the LLM found the scratchpad answers the question".to_string())
+            }
+            None => Some("stopped: the LLM wrote no next query".to_string()),
             Some(query) => self.repeats(query).map(|earlier| format!("stopped: `{query}` repeats `{earlier}`")),
         };
-        match (stop, next) {
-            (None, Some(query)) => {
-                let vector = embed(query)?;
-                Ok(Next::Ask(self.search(index, question, query.to_string(), &vector, steps)))
+        if let (None, Some(query)) = (&stop, next) {
+            let vector = embed(&query)?;
+            let fresh = self.search(index, question, query, &vector, steps);
+            if self.queries.len() < MAX_STEPS {
+                return Ok(Next::Ask(self.messages(index, question, &fresh)));
             }
-            (stop, _) => {
-                let lists: Vec<&[ScoredChunk]> = self.lists.iter().map(Vec::as_slice).collect();
-                let fused: Vec<ScoredChunk> =
-                    reciprocal_rank_fusion(&lists, question.k).iter().map(ScoredChunk::from).collect();
-                let corpus = &index.corpus;
-                steps.push(Step::keep(
-                    format!("{}; every search's candidates fused by reciprocal rank", stop.unwrap_or_default()),
-                    fused.iter().map(|hit| TraceNode::new(corpus, NodeKind::Chunk, hit.chunk, hit.score)).collect(),
-                    0.0,
-                ));
-                Ok(Next::Done(fused))
-            }
+            return Ok(Next::Done(self.finish(index, question, format!("stopped after {MAX_STEPS} searches"), steps)));
         }
+        Ok(Next::Done(self.finish(index, question, stop.unwrap_or_default(), steps)))
+    }
+
+    /// Every search's candidates fused by reciprocal rank.
+    fn finish(
+        &self,
+        index: &IndexedCorpus,
+        question: &Question,
+        why: String,
+        steps: &mut Vec<Step>,
+    ) -> Vec<ScoredChunk> {
+        let lists: Vec<&[ScoredChunk]> = self.lists.iter().map(Vec::as_slice).collect();
+        let fused: Vec<ScoredChunk> =
+            reciprocal_rank_fusion(&lists, question.k).iter().map(ScoredChunk::from).collect();
+        let corpus = &index.corpus;
+        steps.push(Step::keep(
+            format!("{why}; every search's candidates fused by reciprocal rank"),
+            fused.iter().map(|hit| TraceNode::new(corpus, NodeKind::Chunk, hit.chunk, hit.score)).collect(),
+            0.0,
+        ));
+        fused
     }
 
     /// The query among the last two that `query` repeats.

@@ -102,7 +102,8 @@ pub struct AssistedRetrieval {
 }
 
 impl AssistedRetrieval {
-    /// Starts `assist` for `question` (embedded as `vector`), searching with `base`, for `k` chunks.
+    /// Starts `assist` for `question` (embedded as `vector`), searching with `base`, for `k` chunks. Query
+    /// parsing feeds the join, so it needs a method that can take the join's list.
     pub fn start(
         assist: Assist,
         base: Method,
@@ -110,7 +111,14 @@ impl AssistedRetrieval {
         question: &str,
         vector: Vec<f32>,
         k: usize,
-    ) -> (Self, Turn) {
+    ) -> Result<(Self, Turn), String> {
+        if assist == Assist::Parsing && !base.can_take(Retriever::Join) {
+            return Err(format!(
+                "LLM query parsing gives the join retriever its entities, and `{}` does not use the join: choose \
+                 retrievers with a fusion that can take it",
+                base.name()
+            ));
+        }
         let question = Question { text: question.to_string(), vector, base, k };
         let mut steps = Vec::new();
         let (state, messages) = match assist {
@@ -124,7 +132,7 @@ impl AssistedRetrieval {
                 (State::Cot(cot), messages)
             }
         };
-        (AssistedRetrieval { assist, question, state, steps }, Turn::Ask(messages))
+        Ok((AssistedRetrieval { assist, question, state, steps }, Turn::Ask(messages)))
     }
 
     /// Takes the LLM's reply to the last [`Turn::Ask`]; `embed` embeds any query the LLM wrote.
@@ -175,9 +183,10 @@ enum Outcome {
 
 /// The JSON object in an LLM's reply, which may wrap it in prose or a code fence.
 fn json_object(reply: &str) -> Option<Value> {
-    let start = reply.find('{')?;
-    let end = reply.rfind('}')?;
-    (start < end).then(|| serde_json::from_str(&reply[start..=end]).ok()).flatten()
+    reply.match_indices('{').find_map(|(start, _)| {
+        let mut values = serde_json::Deserializer::from_str(&reply[start..]).into_iter::<Value>();
+        values.next()?.ok().filter(Value::is_object)
+    })
 }
 
 /// A JSON value as a list of strings: an array's strings, or one string.
@@ -216,6 +225,8 @@ mod tests {
         assert_eq!(strings(&value["relations"]), ["launched by"]);
         assert!(json_object("no object here").is_none());
         assert!(json_object("} backwards {").is_none());
+        let braces = "Using {curly} words first: {\"done\": true} and then {\"other\": 1}";
+        assert_eq!(json_object(braces).unwrap()["done"], true);
     }
 
     #[test]

@@ -9,6 +9,9 @@ use crate::generate::prompt::Message;
 use crate::retrieve::{FUSION_DEPTH, Retrieval, Step, TraceNode, join_with_anchors, nearest};
 use crate::store::IndexedCorpus;
 
+/// Names looked up at most (the join starts from five anchors at most).
+const MAX_NAMES: usize = 5;
+
 const INSTRUCTIONS: &str = "Extract from the user's question the entities it names (people, places, \
     organisations, works, events, things with a proper name) and the relations between them that it asks \
     about. Reply with a JSON object only, in the form {\"entities\": [\"...\"], \"relations\": [\"...\"]}, \
@@ -34,7 +37,7 @@ pub fn resume(
     let names = parsed.as_ref().map(|v| strings(&v["entities"])).unwrap_or_default();
     let relations = parsed.as_ref().map(|v| strings(&v["relations"])).unwrap_or_default();
     let mut anchors: Vec<EntityId> = Vec::new();
-    for name in &names {
+    for name in names.iter().take(MAX_NAMES) {
         let found = match index.gazetteer.find(name).first() {
             Some(&entity) => Some(entity),
             None => {
@@ -46,10 +49,15 @@ pub fn resume(
             anchors.push(entity);
         }
     }
-    let note = match (parsed.is_some(), relations.is_empty()) {
-        (false, _) => "the reply held no JSON object: the join starts from the hybrid matches alone".to_string(),
-        (true, true) => "entities the LLM named, found in the graph".to_string(),
-        (true, false) => {
+    let note = match (anchors.is_empty(), relations.is_empty()) {
+        (true, _) => {
+            // Nothing usable came back: the join starts as it would without the LLM.
+            anchors = index.gazetteer.find(&question.text);
+            "the LLM named no entity the graph has: the join starts from the gazetteer's matches in the question"
+                .to_string()
+        }
+        (false, true) => "entities the LLM named, found in the graph".to_string(),
+        (false, false) => {
             format!("entities the LLM named, found in the graph (relations asked about: {})", relations.join(", "))
         }
     };

@@ -1,6 +1,7 @@
 //! Seed 000's graph traverser (§3.2.1, Listing 3.2): the LLM is shown the outlines of the pages the
 //! question's best results come from, and the path retriever's subgraph as `A#relation:B` triples, and names
-//! the section, page or path that holds the answer ("ND" when none does). A section gives its own chunks, a
+//! the section, page or path that holds the answer ("ND" when none does). A section gives its chunks (with its
+//! subsections'), a
 //! page its lead (or all its chunks when it has no lead), a path the chunks the path retriever's tiers give
 //! its nodes. These chunks score 1 and come first, ordered by their cosine with the question; the base
 //! method's list fills the rest.
@@ -113,8 +114,16 @@ impl Traverser {
                 }
                 Choice::Section(section) => {
                     nodes.push(TraceNode::new(corpus, NodeKind::Section, *section, 1.0));
-                    let own = corpus.document_chunks(corpus.sections[*section as usize].document);
-                    chunks.extend(own.filter(|&c| corpus.chunks[c as usize].section == Some(*section)));
+                    // A chapter whose text sits in its subchapters gives theirs.
+                    let within = |chunk: ChunkId| {
+                        std::iter::successors(corpus.chunks[chunk as usize].section, |&s| {
+                            corpus.sections[s as usize].parent
+                        })
+                        .any(|s| s == *section)
+                    };
+                    chunks.extend(
+                        corpus.document_chunks(corpus.sections[*section as usize].document).filter(|&c| within(c)),
+                    );
                 }
                 Choice::Path(entities) => {
                     for &entity in entities {
