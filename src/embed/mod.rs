@@ -8,6 +8,9 @@ use tract_onnx::prelude::*;
 
 use crate::corpus::TokenCounter;
 
+mod plans;
+use plans::{Plans, padded_length};
+
 /// Which model produced a set of vectors; a snapshot is only queried with the same model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelIdentity {
@@ -58,10 +61,8 @@ pub const MAX_TOKENS: usize = 256;
 const BATCH_SIZE: usize = 16;
 const INPUTS: [&str; 3] = ["input_ids", "attention_mask", "token_type_ids"];
 
-type Plan = std::sync::Arc<TypedSimplePlan>;
-
 pub struct MiniLmEmbedder {
-    plan: Plan,
+    plans: Plans,
     /// Position of each of [`INPUTS`] among the model's inputs.
     input_order: [usize; 3],
     truncating: Tokenizer,
@@ -97,8 +98,9 @@ impl MiniLmEmbedder {
             .and_then(|m| m.into_typed())
             .map_err(|e| EmbedError::Model(format!("{e:#}")))?;
         let input_order = input_order(&typed)?;
-        let plan =
-            typed.into_optimized().and_then(|m| m.into_runnable()).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
+        let plans = Plans::new(typed)?;
+        // A query's shape, built now: it checks the model, and the first question does not wait for it.
+        plans.plan(1, padded_length(1))?;
         let identity = ModelIdentity {
             name: MODEL_NAME.to_string(),
             model_hash: blake3_hex(model),
@@ -106,7 +108,7 @@ impl MiniLmEmbedder {
             dimension: DIMENSION,
             max_tokens: MAX_TOKENS,
         };
-        Ok(Self { plan, input_order, truncating, counting, identity })
+        Ok(Self { plans, input_order, truncating, counting, identity })
     }
 
     /// Reads `model.onnx` and `tokenizer.json` from a directory.
@@ -133,7 +135,7 @@ impl MiniLmEmbedder {
 
     fn run_batch(&self, encodings: &[tokenizers::Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let batch = encodings.len();
-        let length = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(1).max(1);
+        let length = padded_length(encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(1).max(1));
         let mut columns = [vec![0i64; batch * length], vec![0i64; batch * length], vec![0i64; batch * length]];
         for (row, encoding) in encodings.iter().enumerate() {
             let offset = row * length;
@@ -152,7 +154,8 @@ impl MiniLmEmbedder {
             inputs[slot] = Some(Tensor::from(tensor).into());
         }
         let inputs: TVec<TValue> = inputs.into_iter().flatten().collect();
-        let outputs = self.plan.run(inputs).map_err(|e| EmbedError::Inference(format!("{e:#}")))?;
+        let outputs =
+            self.plans.plan(batch, length)?.run(inputs).map_err(|e| EmbedError::Inference(format!("{e:#}")))?;
         let hidden = outputs[0].to_plain_array_view::<f32>().map_err(|e| EmbedError::Inference(e.to_string()))?;
         let hidden =
             hidden.into_dimensionality::<tract_ndarray::Ix3>().map_err(|e| EmbedError::Inference(e.to_string()))?;
@@ -212,10 +215,15 @@ impl TextEmbedder for MiniLmEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut vectors = vec![Vec::new(); texts.len()];
+        // Plans exist for full batches and single sequences (plans.rs): the rest of a list goes one by one.
         for group in order.chunks(BATCH_SIZE) {
-            let batch: Vec<tokenizers::Encoding> = group.iter().map(|&i| encodings[i].clone()).collect();
-            for (&i, vector) in group.iter().zip(self.run_batch(&batch)?) {
-                vectors[i] = vector;
+            let batches: Vec<&[usize]> =
+                if group.len() == BATCH_SIZE { vec![group] } else { group.chunks(1).collect() };
+            for batch in batches {
+                let encoded: Vec<tokenizers::Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
+                for (&i, vector) in batch.iter().zip(self.run_batch(&encoded)?) {
+                    vectors[i] = vector;
+                }
             }
         }
         Ok(vectors)
