@@ -480,6 +480,10 @@ async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String
             let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
             json["token_ids"] = serde_json::json!(ids);
             json["vectors"] = serde_json::json!(vectors);
+            // The module's linear memory once the plans these shapes need are built and used.
+            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            let bytes = memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length();
+            json["wasm_memory_mb"] = serde_json::json!(f64::from(bytes) / 1e6);
             Ok(json.to_string())
         })?;
     }
