@@ -9,7 +9,7 @@ use tract_onnx::prelude::*;
 use crate::corpus::TokenCounter;
 
 mod plans;
-use plans::{Plans, padded_length};
+use plans::{PER_SHAPE, Plans, padded_length};
 
 /// Which model produced a set of vectors; a snapshot is only queried with the same model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -215,10 +215,11 @@ impl TextEmbedder for MiniLmEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut vectors = vec![Vec::new(); texts.len()];
-        // Plans exist for full batches and single sequences (plans.rs): the rest of a list goes one by one.
+        // Plans per shape exist for full batches and single sequences (plans.rs): there the rest of a list goes
+        // one by one; the one symbolic plan takes any batch.
         for group in order.chunks(BATCH_SIZE) {
             let batches: Vec<&[usize]> =
-                if group.len() == BATCH_SIZE { vec![group] } else { group.chunks(1).collect() };
+                if group.len() == BATCH_SIZE || !PER_SHAPE { vec![group] } else { group.chunks(1).collect() };
             for batch in batches {
                 let encoded: Vec<tokenizers::Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
                 for (&i, vector) in batch.iter().zip(self.run_batch(&encoded)?) {

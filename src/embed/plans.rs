@@ -23,7 +23,7 @@ pub const LENGTHS: [usize; 7] = [16, 32, 64, 96, 128, 192, 256];
 /// Plans kept: enough for a query's shape and indexing's few lengths at once.
 const KEPT: usize = 3;
 /// Whether plans are built per shape (see the module's comment).
-const PER_SHAPE: bool = cfg!(not(target_arch = "wasm32"));
+pub const PER_SHAPE: bool = cfg!(not(target_arch = "wasm32"));
 
 pub struct Plans {
     /// Decluttered, with the batch and sequence dimensions still symbols; `None` where one symbolic plan,
