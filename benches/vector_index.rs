@@ -1,96 +1,63 @@
 //! Flat vs HNSW over int8 vectors: build time, query latency, and recall@10 against exact f32 search.
-//! Run: cargo bench --bench vector_index [-- SIZE ...]   (default sizes 10000 100000)
-//!
-//! The vectors are synthetic: unit vectors in 384 dimensions drawn around 1,000 random centroids, with
-//! noise about three quarters of the centroid's length, so neighbourhoods are clustered as in sentence
-//! embeddings rather than uniformly random (the worst case for any graph index). Embedding 100k real chunks
-//! would take hours on this machine.
+//! Run: cargo bench --bench vector_index --features bench [-- [--sweep | EF_CONSTRUCTION:EF_SEARCH ...] SIZE ...]
+//! (default sizes 10000 100000). `--sweep` builds HNSW with several `ef_construction` / `ef_search` pairs
+//! instead of the shipped default, the recall/cost trade-off the default was chosen from; pairs given as
+//! `48:128` build those. The vectors are `quire::bench::ClusteredVectors`;
+//! the browser measures the same build with `?bench=hnsw` (tests/browser/bench-hnsw.mjs).
 
 use std::time::Instant;
 
-use quire::index::{Hit, QuantizedVectors, VectorIndex, VectorIndexKind, top_k};
+use quire::bench::{ClusteredVectors, measure_index};
+use quire::index::{HnswParams, VectorIndex, VectorIndexKind};
 
-const DIMENSION: usize = 384;
 const QUERIES: usize = 200;
 const K: usize = 10;
-/// Per-dimension scale of uniform noise: 384 dims of U(-1, 1) have norm ≈ 11.3, so this gives ≈ 0.75.
-const NOISE: f32 = 0.066;
-
-/// xorshift64*: deterministic data with no extra dependency; quality is irrelevant here.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn vector(&mut self) -> Vec<f32> {
-        (0..DIMENSION).map(|_| self.next_f32()).collect()
-    }
-}
-
-fn unit(mut v: Vec<f32>) -> Vec<f32> {
-    quire::embed::normalize(&mut v);
-    v
-}
-
-fn clustered(rng: &mut Xorshift, centroids: &[Vec<f32>], count: usize) -> Vec<Vec<f32>> {
-    (0..count)
-        .map(|i| {
-            let centroid = &centroids[i % centroids.len()];
-            let noise = rng.vector();
-            unit(centroid.iter().zip(noise).map(|(c, n)| c + NOISE * n).collect())
-        })
-        .collect()
-}
-
-fn exact(vectors: &[Vec<f32>], query: &[f32]) -> Vec<Hit> {
-    let scored = vectors
-        .iter()
-        .enumerate()
-        .map(|(row, v)| Hit { row: row as u32, score: v.iter().zip(query).map(|(a, b)| a * b).sum() });
-    top_k(scored, K)
-}
-
-fn recall(found: &[Hit], truth: &[Hit]) -> f64 {
-    found.iter().filter(|h| truth.iter().any(|t| t.row == h.row)).count() as f64 / truth.len() as f64
-}
+/// The pairs `--sweep` measures: (ef_construction, ef_search).
+const SWEEP: &[(usize, usize)] = &[(32, 64), (48, 64), (48, 128), (64, 64), (64, 128), (96, 128), (128, 128)];
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sizes: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() { vec![10_000, 100_000] } else { sizes };
+    let given: Vec<(usize, usize)> = args
+        .iter()
+        .filter_map(|a| a.split_once(':'))
+        .filter_map(|(c, s)| Some((c.parse().ok()?, s.parse().ok()?)))
+        .collect();
+    let shipped = HnswParams::default();
+    let pairs = match (args.iter().any(|a| a == "--sweep"), given.is_empty()) {
+        (true, _) => SWEEP.to_vec(),
+        (false, true) => vec![(shipped.ef_construction, shipped.ef_search)],
+        (false, false) => given,
+    };
+    let hnsw: Vec<HnswParams> =
+        pairs.into_iter().map(|(ef_construction, ef_search)| HnswParams { ef_construction, ef_search }).collect();
+    let epoch = Instant::now();
+    let now_ms = move || epoch.elapsed().as_secs_f64() * 1000.0;
     println!("| vectors | index | build (s) | mean query (ms) | p95 query (ms) | recall@10 vs exact f32 |");
     println!("|---|---|---|---|---|---|");
     for size in sizes {
-        let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15 ^ size as u64);
-        let centroids: Vec<Vec<f32>> = (0..1000).map(|_| unit(rng.vector())).collect();
-        let vectors = clustered(&mut rng, &centroids, size);
-        let queries = clustered(&mut rng, &centroids, QUERIES);
-        let truth: Vec<Vec<Hit>> = queries.iter().map(|q| exact(&vectors, q)).collect();
-        let mut store = QuantizedVectors::new(DIMENSION);
-        for vector in &vectors {
-            store.push(vector).expect("every vector has the store's dimension");
-        }
-        for kind in [VectorIndexKind::Flat, VectorIndexKind::Hnsw] {
-            let started = Instant::now();
-            let index = VectorIndex::build_kind(&store, (0..size as u32).collect(), kind);
-            let build = started.elapsed().as_secs_f64();
-            let mut latencies = Vec::with_capacity(QUERIES);
-            let mut total_recall = 0.0;
-            for (query, truth) in queries.iter().zip(&truth) {
-                let started = Instant::now();
-                let hits = index.search(&store, query, K);
-                latencies.push(started.elapsed().as_secs_f64() * 1000.0);
-                total_recall += recall(&hits, truth);
-            }
-            latencies.sort_by(f64::total_cmp);
-            let mean = latencies.iter().sum::<f64>() / QUERIES as f64;
-            let p95 = latencies[QUERIES * 95 / 100];
+        let data = ClusteredVectors::new(size, QUERIES);
+        let truth = data.exact_neighbours(K);
+        let rows = || (0..size as u32).collect::<Vec<u32>>();
+        let flat = (
+            "Flat".to_string(),
+            measure_index(
+                &data,
+                &truth,
+                K,
+                |store| VectorIndex::build_kind(store, rows(), VectorIndexKind::Flat),
+                &now_ms,
+            ),
+        );
+        let graphs = hnsw.iter().map(|&params| {
+            let name = format!("HNSW ef_construction {} ef_search {}", params.ef_construction, params.ef_search);
+            (name, measure_index(&data, &truth, K, |store| VectorIndex::build_hnsw(store, rows(), params), &now_ms))
+        });
+        for (name, r) in std::iter::once(flat).chain(graphs) {
             println!(
-                "| {size} | {kind:?} (int8) | {build:.2} | {mean:.3} | {p95:.3} | {:.4} |",
-                total_recall / QUERIES as f64
+                "| {size} | {name} (int8) | {:.2} | {:.3} | {:.3} | {:.4} |",
+                r.build_s, r.mean_query_ms, r.p95_query_ms, r.recall_at_k
             );
         }
     }

@@ -2,7 +2,8 @@
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
 # fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
 # the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
-# then the embedder comparison's page against a build with the measuring mode, checking both embedders agree.
+# then the embedder comparison's page against a build with the measuring mode, checking both embedders agree,
+# and that the profiler and HNSW benchmark pages still run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -28,3 +29,6 @@ cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
 echo "== Quire's embedder and onnxruntime-web agree (the benchmark page runs; no timing checked)"
 node compare.mjs 4 1 --check
+echo "== the profiler and HNSW benchmark pages still run (small sizes; no timing checked)"
+node profile-embed.mjs 4 > /dev/null
+node bench-hnsw.mjs 2000 | tail -1 | grep -q '^| 2000 |'

@@ -1,10 +1,11 @@
 //! Measurement for benchmarks, kept out of the product: compiled only with the `bench` feature, which
-//! `cargo bench --bench embed` and the browser benchmark build (`?bench=embed`) turn on.
+//! the benchmarks that need it and the browser benchmark build (`?bench=embed`, `?bench=hnsw`) turn on.
 
 use serde::Serialize;
 
 use crate::corpus::TokenCounter;
-use crate::embed::{EmbedError, TextEmbedder};
+use crate::embed::{DIMENSION, EmbedError, TextEmbedder};
+use crate::index::{Hit, QuantizedVectors, VectorIndex, top_k};
 
 /// Deterministic English text, `count` sequences of `tokens` word-pieces each (special tokens included,
 /// give or take the last word), for throughput measurements that native and browser runs share.
@@ -66,4 +67,109 @@ pub fn measure_throughput<E: TextEmbedder + TokenCounter>(
         ms_per_sequence_batched: batched,
         sequences_per_second_batched: 1000.0 / batched,
     })
+}
+
+/// xorshift64*: deterministic data with no extra dependency; quality is irrelevant here.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    fn unit_vector(&mut self, around: Option<&[f32]>) -> Vec<f32> {
+        /// Per-dimension scale of uniform noise around a centroid: 384 dims of U(-1, 1) have norm ≈ 11.3,
+        /// so the noise is about three quarters of the centroid's length.
+        const NOISE: f32 = 0.066;
+        let mut vector: Vec<f32> = match around {
+            Some(centroid) => centroid.iter().map(|c| c + NOISE * self.next_f32()).collect(),
+            None => (0..DIMENSION).map(|_| self.next_f32()).collect(),
+        };
+        crate::embed::normalize(&mut vector);
+        vector
+    }
+}
+
+/// Synthetic sentence-embedding-like data for vector index benchmarks: `count` unit vectors in 384
+/// dimensions drawn around 1,000 random centroids (clustered, as sentence embeddings are, rather than
+/// uniformly random, the worst case for any graph index), their int8 store, and `queries` more from the
+/// same distribution. Embedding 100k real chunks would take hours on a small machine.
+pub struct ClusteredVectors {
+    pub vectors: Vec<Vec<f32>>,
+    pub store: QuantizedVectors,
+    pub queries: Vec<Vec<f32>>,
+}
+
+impl ClusteredVectors {
+    pub fn new(count: usize, queries: usize) -> Self {
+        let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15 ^ count as u64);
+        let centroids: Vec<Vec<f32>> = (0..1000).map(|_| rng.unit_vector(None)).collect();
+        let mut draw = |n: usize| -> Vec<Vec<f32>> {
+            (0..n).map(|i| rng.unit_vector(Some(&centroids[i % centroids.len()]))).collect()
+        };
+        let vectors = draw(count);
+        let queries = draw(queries);
+        let mut store = QuantizedVectors::new(DIMENSION);
+        for vector in &vectors {
+            // Every vector has the store's dimension.
+            let _ = store.push(vector);
+        }
+        Self { vectors, store, queries }
+    }
+
+    /// The exact f32 top `k` of each query: the truth recall is measured against.
+    pub fn exact_neighbours(&self, k: usize) -> Vec<Vec<Hit>> {
+        self.queries
+            .iter()
+            .map(|query| {
+                let scored = self
+                    .vectors
+                    .iter()
+                    .enumerate()
+                    .map(|(row, v)| Hit { row: row as u32, score: crate::index::vectors::dot(v, query) });
+                top_k(scored, k)
+            })
+            .collect()
+    }
+}
+
+/// A vector index measured on [`ClusteredVectors`]: build time, query latency, recall against exact f32 search.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IndexReport {
+    pub vectors: usize,
+    pub build_s: f64,
+    pub mean_query_ms: f64,
+    pub p95_query_ms: f64,
+    pub recall_at_k: f64,
+}
+
+pub fn measure_index(
+    data: &ClusteredVectors,
+    truth: &[Vec<Hit>],
+    k: usize,
+    build: impl FnOnce(&QuantizedVectors) -> VectorIndex,
+    now_ms: &dyn Fn() -> f64,
+) -> IndexReport {
+    let started = now_ms();
+    let index = build(&data.store);
+    let build_s = (now_ms() - started) / 1000.0;
+    let mut latencies = Vec::with_capacity(data.queries.len());
+    let mut found = 0;
+    for (query, truth) in data.queries.iter().zip(truth) {
+        let started = now_ms();
+        let hits = index.search(&data.store, query, k);
+        latencies.push(now_ms() - started);
+        found += hits.iter().filter(|h| truth.iter().any(|t| t.row == h.row)).count();
+    }
+    latencies.sort_by(f64::total_cmp);
+    let queries = latencies.len().max(1);
+    IndexReport {
+        vectors: data.vectors.len(),
+        build_s,
+        mean_query_ms: latencies.iter().sum::<f64>() / queries as f64,
+        p95_query_ms: latencies.get(queries * 95 / 100).copied().unwrap_or_default(),
+        recall_at_k: found as f64 / (queries * k) as f64,
+    }
 }

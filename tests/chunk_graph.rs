@@ -116,3 +116,29 @@ fn the_community_retriever_goes_from_the_question_to_its_community() {
         .collect();
     assert!(chunks.iter().all(|c| reached.contains(&index.chunk_graph.community_of[c.chunk as usize])));
 }
+
+#[test]
+fn approximate_community_links_match_the_exact_scan() {
+    use quire::graph::{ChunkGraph, ChunkGraphSettings};
+    let index = index();
+    let build = |approximate_from| {
+        let (vectors, rows) = (index.embeddings.vectors(), &index.rows.chunks);
+        ChunkGraph::build(
+            &index.corpus,
+            vectors,
+            rows,
+            index.settings.bm25,
+            ChunkGraphSettings::default(),
+            approximate_from,
+        )
+    };
+    let (exact, approximate) = (build(usize::MAX), build(0));
+    let linked = |graph: &ChunkGraph| -> Vec<Vec<u32>> {
+        graph.links.iter().map(|links| links.iter().map(|l| l.community).collect()).collect()
+    };
+    assert!(exact.links.iter().any(|links| !links.is_empty()));
+    // Every community's links, in order: the HNSW index over five communities examines them all.
+    assert_eq!(linked(&approximate), linked(&exact));
+    // Scores differ only by the int8 rounding of the stored side.
+    assert!((approximate.link_threshold - exact.link_threshold).abs() < 0.02);
+}

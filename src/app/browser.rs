@@ -1,5 +1,5 @@
 //! The few browser services the app needs, in the page and in its workers alike: fetching bytes (with
-//! progress), reading picked files, yielding to the event loop, and a clock.
+//! progress), reading picked files, yielding to the event loop, a clock, and the module's memory.
 
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -167,6 +167,13 @@ pub fn now_ms() -> f64 {
         Scope::Worker(worker) => worker.performance(),
     };
     performance.map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+/// Bytes of this module's linear memory in the calling scope (each worker has its own). Wasm memory only
+/// grows, so this is the most the scope has held at once.
+pub fn wasm_memory_bytes() -> u32 {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length()
 }
 
 /// A parameter of the page's URL; only the measuring build reads any (`?bench=embed`).

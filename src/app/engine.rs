@@ -267,8 +267,8 @@ pub async fn evaluate(request: Request) -> Result<Evaluation, Failure> {
 }
 
 #[cfg(feature = "bench")]
-pub async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String, Failure> {
-    call_for(Request::Benchmark { count, tokens, workers }, |reply| match reply {
+pub async fn benchmark(benchmark: crate::app::protocol::Benchmark) -> Result<String, Failure> {
+    call_for(Request::Benchmark(benchmark), |reply| match reply {
         Reply::Benchmark(report) => Some(report),
         _ => None,
     })

@@ -166,10 +166,26 @@ async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes>, V
     (files, unreadable)
 }
 
+/// The measurement the address asks for: `?bench=embed&count=N&workers=W` or `?bench=hnsw&count=N`.
+#[cfg(feature = "bench")]
+fn requested_benchmark() -> Option<protocol::Benchmark> {
+    let number = |name: &str, default: usize| {
+        browser::query_parameter(name).and_then(|value| value.parse().ok()).unwrap_or(default)
+    };
+    match browser::query_parameter("bench")?.as_str() {
+        "embed" => {
+            Some(protocol::Benchmark::Embed { count: number("count", 32), tokens: 128, workers: number("workers", 0) })
+        }
+        "hnsw" => Some(protocol::Benchmark::Hnsw { vectors: number("count", 10_000) }),
+        _ => None,
+    }
+}
+
 #[component]
 fn App() -> impl IntoView {
     let phase = RwSignal::new(Phase::Starting);
     let summary = RwSignal::new(None::<CorpusSummary>);
+    let engine_memory = RwSignal::new(0u32);
     let last_outcome = RwSignal::new(None::<IndexOutcome>);
     let answer = RwSignal::new(None::<Answer>);
     // The question the shown results answer: a page (or a test) can tell fresh results from stale ones.
@@ -193,6 +209,7 @@ fn App() -> impl IntoView {
     let show_state = move |state: IndexState| {
         summary.set(Some(state.summary));
         documents.set(state.documents);
+        engine_memory.set(state.engine_memory_bytes);
     };
     let on_progress = move |progress: Progress| phase.set(Phase::Working(progress));
     let (stored_settings, remembered_key) = settings::load();
@@ -336,11 +353,8 @@ fn App() -> impl IntoView {
             return phase.set(Phase::Failed(reason));
         }
         #[cfg(feature = "bench")]
-        if browser::query_parameter("bench").as_deref() == Some("embed") {
-            let number = |name: &str, default: usize| {
-                browser::query_parameter(name).and_then(|value| value.parse().ok()).unwrap_or(default)
-            };
-            match engine::benchmark(number("count", 32), 128, number("workers", 0)).await {
+        if let Some(benchmark) = requested_benchmark() {
+            match engine::benchmark(benchmark).await {
                 Ok(report) => bench.set(Some(report)),
                 Err(failure) => return phase.set(Phase::Failed(failure.to_string())),
             }
@@ -541,7 +555,7 @@ fn App() -> impl IntoView {
             <OutlineView outline=outline />
             <corpus_graph::CorpusGraph summary=summary open_outline=open_outline />
             <evaluation::EvaluationView phase=phase recover=recover />
-            <Stats summary=summary />
+            <Stats summary=summary engine_memory=engine_memory />
             {move || bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}
         </main>
     }
@@ -633,7 +647,9 @@ fn Results(
 ) -> impl IntoView {
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
     view! {
-        <p class="timing">{move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}</p>
+        <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>
+            {move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
+        </p>
         <ol id="results" data-query=move || answered.get()>
             {move || rows().into_iter().map(|row| {
                 let (source, chunk) = (row.source.clone(), row.chunk);
@@ -746,17 +762,41 @@ fn StorageLine(
     }
 }
 
+/// Documents listed at once. Listing every one of a 100,000-document corpus put 100,000 rows in the page:
+/// about 900 MB of the tab's heap (docs/BENCHMARKS.md, "Costs that grow with the corpus"); the filter
+/// reaches the rest.
+const LISTED_DOCUMENTS: usize = 200;
+
 #[component]
 fn DocumentList(
     documents: RwSignal<Vec<(String, String)>>,
     ready: Signal<bool>,
     remove: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
+    let filter = RwSignal::new(String::new());
+    // The first documents whose title or source contains the filter (any case), and how many match in all.
+    let shown = Memo::new(move |_| {
+        let needle = filter.get().to_lowercase();
+        documents.with(|all| {
+            let mut matching = all.iter().filter(|(source, title)| {
+                needle.is_empty() || title.to_lowercase().contains(&needle) || source.to_lowercase().contains(&needle)
+            });
+            let listed: Vec<(String, String)> = matching.by_ref().take(LISTED_DOCUMENTS).cloned().collect();
+            let count = listed.len() + matching.count();
+            (listed, count)
+        })
+    });
     view! {
         <details id="documents">
-            <summary>{move || format!("{} documents", documents.get().len())}</summary>
+            <summary>{move || format!("{} documents", documents.with(Vec::len))}</summary>
+            <input id="document-filter" type="search" placeholder="Filter by title or file"
+                prop:value=move || filter.get() on:input=move |event| filter.set(event_target_value(&event)) />
+            <p id="documents-shown" class="meta">{move || {
+                let (listed, count) = shown.with(|(listed, count)| (listed.len(), *count));
+                if listed == count { format!("{count} shown") } else { format!("{listed} of {count} shown; filter to find the others") }
+            }}</p>
             <ul>
-                {move || documents.get().into_iter().map(|(source, title)| {
+                {move || shown.get().0.into_iter().map(|(source, title)| {
                     let label = format!("Remove {title}");
                     let removed = source.clone();
                     view! {
@@ -794,7 +834,7 @@ fn IngestProblems(outcome: RwSignal<Option<IndexOutcome>>) -> impl IntoView {
 }
 
 #[component]
-fn Stats(summary: RwSignal<Option<CorpusSummary>>) -> impl IntoView {
+fn Stats(summary: RwSignal<Option<CorpusSummary>>, engine_memory: RwSignal<u32>) -> impl IntoView {
     move || {
         summary.get().map(|s| {
             let rows: Vec<(String, usize)> = s
@@ -813,6 +853,9 @@ fn Stats(summary: RwSignal<Option<CorpusSummary>>) -> impl IntoView {
                 <section class="panel" id="stats">
                     <h2>"Corpus"</h2>
                     <p id="stats-line">{format!("{} documents · {} sections · {} chunks · {} entities · {} relations", s.documents, s.sections, s.chunks, s.entities, s.relations)}</p>
+                    <p id="engine-memory" data-bytes=move || engine_memory.get().to_string()>
+                        {move || format!("The engine holds {:.0} MB of memory in this tab.", f64::from(engine_memory.get()) / 1e6)}
+                    </p>
                     <table>{rows.into_iter().map(|(k, v)| view! { <tr><td>{k}</td><td>{v}</td></tr> }).collect_view()}</table>
                 </section>
             }

@@ -57,10 +57,20 @@ pub enum Request {
         methods: Vec<String>,
         cutoffs: Vec<usize>,
     },
+    #[cfg(feature = "bench")]
+    Benchmark(Benchmark),
+}
+
+/// What the bench build's `?bench=` pages measure in the engine worker; answered by a JSON report.
+#[cfg(feature = "bench")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Benchmark {
     /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
     /// (0: the engine worker alone).
-    #[cfg(feature = "bench")]
-    Benchmark { count: usize, tokens: usize, workers: usize },
+    Embed { count: usize, tokens: usize, workers: usize },
+    /// Building the HNSW index over `vectors` synthetic vectors (`bench::ClusteredVectors`) with the
+    /// shipped parameters, then its query time and recall@10 against exact search.
+    Hnsw { vectors: usize },
 }
 
 /// A file the user added, known by its path (inside a picked folder) or its name.
@@ -119,6 +129,8 @@ pub struct IndexState {
     pub summary: CorpusSummary,
     /// Every document as (source, title), in index order.
     pub documents: Vec<(String, String)>,
+    /// The engine worker's wasm memory with this index in it: what the tab holds for it.
+    pub engine_memory_bytes: u32,
 }
 
 /// The long steps of the engine's work, each reported with its own unit.

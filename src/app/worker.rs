@@ -24,6 +24,8 @@ use crate::store::{IndexBuilder, IndexedCorpus, plan_update};
 
 use super::browser;
 use super::pool::Pool;
+#[cfg(feature = "bench")]
+use super::protocol::Benchmark;
 use super::protocol::{
     Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Progress, Reply, Request,
     ResultRow, Step, ToEngine, from_js, post_to_parent,
@@ -167,7 +169,11 @@ async fn handle(request: Request) -> Result<Reply, String> {
             evaluate(request).await.map(Reply::Evaluation)
         }
         #[cfg(feature = "bench")]
-        Request::Benchmark { count, tokens, workers } => benchmark(count, tokens, workers).await.map(Reply::Benchmark),
+        Request::Benchmark(Benchmark::Embed { count, tokens, workers }) => {
+            benchmark(count, tokens, workers).await.map(Reply::Benchmark)
+        }
+        #[cfg(feature = "bench")]
+        Request::Benchmark(Benchmark::Hnsw { vectors }) => Ok(Reply::Benchmark(benchmark_hnsw(vectors))),
     }
 }
 
@@ -175,6 +181,7 @@ fn state(index: &IndexedCorpus) -> IndexState {
     IndexState {
         summary: index.summary(),
         documents: index.corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        engine_memory_bytes: browser::wasm_memory_bytes(),
     }
 }
 
@@ -462,6 +469,20 @@ async fn build(builder: IndexBuilder) -> IndexedCorpus {
     builder.finish()
 }
 
+/// The HNSW index built over `vectors` synthetic vectors in this worker (one thread, as indexing here
+/// builds it), measured as `cargo bench --bench vector_index` measures it natively.
+#[cfg(feature = "bench")]
+fn benchmark_hnsw(vectors: usize) -> String {
+    use crate::index::{HnswParams, VectorIndex};
+    const K: usize = 10;
+    let data = crate::bench::ClusteredVectors::new(vectors, 200);
+    let truth = data.exact_neighbours(K);
+    let rows = (0..vectors as u32).collect();
+    let build = |store: &_| VectorIndex::build_hnsw(store, rows, HnswParams::default());
+    let report = crate::bench::measure_index(&data, &truth, K, build, &browser::now_ms);
+    serde_json::to_string(&report).unwrap_or_default()
+}
+
 /// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
 /// or through a pool of `workers` embedding workers, each with its own model.
 #[cfg(feature = "bench")]
@@ -469,8 +490,12 @@ async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String
     if workers == 0 {
         return with_engine(|engine| {
             let embedder = &engine.embedder;
-            let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms)
-                .map_err(|e| e.to_string())?;
+            // A profiler attached to this worker (tests/browser/profile-embed.mjs) records exactly this span;
+            // without one, both calls do nothing.
+            web_sys::console::profile_1(&"embedding".into());
+            let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms);
+            web_sys::console::profile_end_1(&"embedding".into());
+            let report = report.map_err(|e| e.to_string())?;
             // What was embedded and what came out, so that another runtime can be checked against it.
             let texts = crate::bench::sample_sequences(embedder, count, tokens);
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -481,9 +506,7 @@ async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String
             json["token_ids"] = serde_json::json!(ids);
             json["vectors"] = serde_json::json!(vectors);
             // The module's linear memory once the plans these shapes need are built and used.
-            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-            let bytes = memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length();
-            json["wasm_memory_mb"] = serde_json::json!(f64::from(bytes) / 1e6);
+            json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
             Ok(json.to_string())
         })?;
     }

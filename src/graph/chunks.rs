@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::{ChunkId, Corpus, DocId};
 use crate::index::bm25::Bm25Params;
 use crate::index::vectors::dot;
-use crate::index::{Bm25Index, QuantizedVectors};
+use crate::index::{Bm25Index, HnswParams, QuantizedVectors, VectorIndex};
 
 /// The parameters of seed 004's chunk graph; stored with the graph they built.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -126,12 +126,15 @@ impl ChunkGraph {
     }
 
     /// The chunk graph of `corpus`, whose chunk `c` has the vector in row `chunk_rows[c]` of `vectors`.
+    /// From `approximate_from` communities on, their links are found through an HNSW index instead of an
+    /// exact scan over every pair (quadratic: about 4·10⁹ pairs at 100,000 chunks).
     pub fn build(
         corpus: &Corpus,
         vectors: &QuantizedVectors,
         chunk_rows: &[u32],
         bm25: Bm25Params,
         settings: ChunkGraphSettings,
+        approximate_from: usize,
     ) -> Self {
         let chunk_vectors: Vec<Vec<f32>> = chunk_rows.iter().map(|&row| vectors.get(row)).collect();
         let documents: Vec<std::ops::Range<ChunkId>> =
@@ -168,12 +171,17 @@ impl ChunkGraph {
         let summary_texts: Vec<String> =
             communities.iter().map(|c| summary_text(corpus, c, settings.summary_chunks)).collect();
         let summaries = Bm25Index::build(summary_texts.iter().map(String::as_str), bm25);
-        let (links, link_threshold) = link_communities(&communities, &community_vectors, &settings);
         let mut stored = QuantizedVectors::new(vectors.dimension());
         for vector in &community_vectors {
             // Same dimension as the chunk vectors they average, so the push cannot be refused.
             let _ = stored.push(vector);
         }
+        let candidates = if communities.len() >= approximate_from {
+            nearest_communities_approximately(&communities, &community_vectors, &stored, &settings)
+        } else {
+            nearest_communities_exactly(&communities, &community_vectors, &settings)
+        };
+        let (links, link_threshold) = keep_links_above_percentile(candidates, &settings);
         Self {
             settings,
             similar_threshold,
@@ -376,28 +384,65 @@ fn summary_text(corpus: &Corpus, community: &Community, chunks: usize) -> String
     texts.join("\n")
 }
 
-/// Each community's `links_per_community` most similar communities of other documents, kept above the
-/// calibrated threshold; and that threshold. An exact scan over pairs: communities are few next to chunks.
-fn link_communities(
+/// Each community's `links_per_community` most similar communities of other documents, by an exact scan
+/// over every pair.
+fn nearest_communities_exactly(
     communities: &[Community],
     vectors: &[Vec<f32>],
     settings: &ChunkGraphSettings,
-) -> (Vec<Vec<Link>>, f32) {
+) -> Vec<Vec<Link>> {
     let keep = settings.links_per_community;
     let mut nearest: Vec<Vec<Link>> = vec![Vec::new(); communities.len()];
     for a in 0..communities.len() {
         for b in a + 1..communities.len() {
-            if communities[a].document == communities[b].document {
-                continue;
+            if communities[a].document != communities[b].document {
+                offer_both(&mut nearest, a, b, dot(&vectors[a], &vectors[b]), keep);
             }
-            let similarity = dot(&vectors[a], &vectors[b]);
-            if similarity <= 0.0 {
-                continue;
-            }
-            offer(&mut nearest[a], Link { community: b as u32, similarity }, keep);
-            offer(&mut nearest[b], Link { community: a as u32, similarity }, keep);
         }
     }
+    nearest
+}
+
+/// As [`nearest_communities_exactly`], each community asking an HNSW index over every community vector
+/// for its nearest instead: linear in the communities rather than quadratic, at the HNSW index's recall.
+fn nearest_communities_approximately(
+    communities: &[Community],
+    vectors: &[Vec<f32>],
+    stored: &QuantizedVectors,
+    settings: &ChunkGraphSettings,
+) -> Vec<Vec<Link>> {
+    // Cheaper than the chunk index's: a link is a hint for the coarse search, not an answer, so 95 % of the
+    // exact neighbours found at a quarter of the build time is the better trade (docs/BENCHMARKS.md's sweep).
+    let params = HnswParams { ef_construction: 32, ef_search: 64 };
+    let keep = settings.links_per_community;
+    let index = VectorIndex::build_hnsw(stored, (0..communities.len() as u32).collect(), params);
+    let mut pairs: Vec<(usize, usize, f32)> = Vec::new();
+    for (a, vector) in vectors.iter().enumerate() {
+        // Every candidate the search examined: communities of the same document may crowd the first `keep`.
+        let hits = index.search(stored, vector, params.ef_search);
+        let others = hits.into_iter().filter(|hit| communities[hit.row as usize].document != communities[a].document);
+        pairs.extend(others.take(keep).map(|hit| (a.min(hit.row as usize), a.max(hit.row as usize), hit.score)));
+    }
+    // Each pair once, as the exact scan offers it, however many of its two ends found it.
+    pairs.sort_by_key(|&(a, b, _)| (a, b));
+    pairs.dedup_by_key(|&mut (a, b, _)| (a, b));
+    let mut nearest: Vec<Vec<Link>> = vec![Vec::new(); communities.len()];
+    for (a, b, similarity) in pairs {
+        offer_both(&mut nearest, a, b, similarity, keep);
+    }
+    nearest
+}
+
+/// Offers the link between communities `a` and `b` to both, so links are symmetric candidates.
+fn offer_both(nearest: &mut [Vec<Link>], a: usize, b: usize, similarity: f32, keep: usize) {
+    if similarity > 0.0 {
+        offer(&mut nearest[a], Link { community: b as u32, similarity }, keep);
+        offer(&mut nearest[b], Link { community: a as u32, similarity }, keep);
+    }
+}
+
+/// The candidate links kept above the calibrated threshold, and that threshold.
+fn keep_links_above_percentile(mut nearest: Vec<Vec<Link>>, settings: &ChunkGraphSettings) -> (Vec<Vec<Link>>, f32) {
     let threshold = percentile(nearest.iter().flatten().map(|l| l.similarity).collect(), settings.link_percentile);
     for links in &mut nearest {
         links.retain(|l| l.similarity >= threshold);

@@ -6,7 +6,7 @@ pub mod bm25;
 pub mod vectors;
 
 pub use bm25::Bm25Index;
-pub use vectors::{QuantizedVectors, VectorIndex, VectorIndexKind};
+pub use vectors::{HnswParams, QuantizedVectors, VectorIndex, VectorIndexKind};
 
 /// A search result: a row of the indexed collection and its similarity (higher is better).
 #[derive(Clone, Copy, Debug, PartialEq)]

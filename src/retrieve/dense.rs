@@ -6,3 +6,22 @@ use crate::store::IndexedCorpus;
 pub fn dense(index: &IndexedCorpus, query_vector: &[f32], k: usize) -> Vec<ScoredChunk> {
     index.chunk_index.search(index.embeddings.vectors(), query_vector, k).into_iter().map(ScoredChunk::from).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::index::{QuantizedVectors, VectorIndex, VectorIndexKind};
+    use crate::retrieve::FUSION_DEPTH;
+
+    /// A search returns at most the HNSW index's `ef_search` results, and fusion reads `FUSION_DEPTH`.
+    #[test]
+    fn an_hnsw_index_returns_as_many_chunks_as_fusion_reads() {
+        let mut store = QuantizedVectors::new(8);
+        for i in 0..400u32 {
+            let mut v: Vec<f32> = (0..8u32).map(|d| ((i * 7 + d * 13) % 17) as f32 - 7.5).collect();
+            crate::embed::normalize(&mut v);
+            store.push(&v).expect("eight dimensions");
+        }
+        let index = VectorIndex::build_kind(&store, (0..400).collect(), VectorIndexKind::Hnsw);
+        assert_eq!(index.search(&store, &store.get(7), FUSION_DEPTH).len(), FUSION_DEPTH);
+    }
+}

@@ -125,7 +125,14 @@ fn build_chunk_graph(
     rows: &NodeRows,
     settings: &IndexSettings,
 ) -> ChunkGraph {
-    ChunkGraph::build(corpus, vectors, &rows.chunks, settings.bm25, ChunkGraphSettings::default())
+    ChunkGraph::build(
+        corpus,
+        vectors,
+        &rows.chunks,
+        settings.bm25,
+        ChunkGraphSettings::default(),
+        settings.hnsw_threshold,
+    )
 }
 
 /// A corpus ready to query.

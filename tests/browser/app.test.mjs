@@ -194,6 +194,24 @@ test("the multi-hop demo answers bridge questions with both paragraphs", async (
   await page.close();
 });
 
+test("a large corpus lists its first documents, and the filter finds any other", async () => {
+  const { page, errors } = await openApp();
+  await page.click('button[data-demo="multihop"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
+  await page.click("#documents summary");
+  assert.equal(await page.$$eval("#documents li", (items) => items.length), 200);
+  assert.equal(await page.textContent("#documents-shown"), "200 of 400 shown; filter to find the others");
+  const listed = await page.$$eval("#documents li .title", (items) => items.map((t) => t.textContent));
+  assert.ok(!listed.includes("Miklos Porkolab"), "a document beyond the first 200");
+  await page.fill("#document-filter", "miklos PORKOLAB");
+  await page.waitForFunction(() => document.querySelector("#documents-shown").textContent === "1 shown");
+  assert.deepEqual(await page.$$eval("#documents li .title", (items) => items.map((t) => t.textContent)), ["Miklos Porkolab"]);
+  await page.fill("#document-filter", "");
+  await page.waitForFunction(() => document.querySelectorAll("#documents li").length === 200);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("an exported index opens again, in this tab or from the CLI's file; a bad file is refused", async () => {
   const { page, errors } = await openApp();
   await upload(page, [

@@ -34,13 +34,14 @@ export async function serveDist(root = DIST, { mounts = {}, isolated = false } =
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
-export async function launchBrowser() {
+/// `args` adds Chromium flags (a benchmark's `--js-flags=--expose-gc`).
+export async function launchBrowser({ args = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "quire-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+      "--disable-component-update", "--disable-sync", ...args],
   });
   return { context, close: async () => { await context.close(); await rm(profile, { recursive: true, force: true }); } };
 }

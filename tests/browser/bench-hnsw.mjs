@@ -1,0 +1,26 @@
+// The HNSW index's build in the browser: the bench build's `?bench=hnsw` page builds it in the engine worker
+// (one thread, as indexing in the app does) over the same synthetic vectors `cargo bench --bench vector_index`
+// uses natively, with the shipped parameters, and reports build time, query time and recall@10.
+//   trunk build --release --features bench --dist dist-bench
+//   node tests/browser/bench-hnsw.mjs [vectors ...]      (default 10000 100000)
+import { resolve } from "node:path";
+import { serveDist, launchBrowser } from "./harness.mjs";
+
+const sizes = process.argv.slice(2).map(Number);
+const server = await serveDist(resolve(import.meta.dirname, process.env.QUIRE_BENCH_DIST ?? "../../dist-bench"));
+const browser = await launchBrowser();
+try {
+  console.log("| vectors | build (s) | mean query (ms) | p95 query (ms) | recall@10 vs exact f32 |\n|---|---|---|---|---|");
+  for (const count of sizes.length ? sizes : [10_000, 100_000]) {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}?bench=hnsw&count=${count}`);
+    await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 3_600_000 });
+    if (!(await page.$("#bench-result"))) throw new Error(await page.textContent("#status"));
+    const r = JSON.parse(await page.textContent("#bench-result"));
+    console.log(`| ${r.vectors} | ${r.build_s.toFixed(1)} | ${r.mean_query_ms.toFixed(2)} | ${r.p95_query_ms.toFixed(2)} | ${r.recall_at_k.toFixed(4)} |`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

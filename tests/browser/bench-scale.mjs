@@ -1,0 +1,96 @@
+// What an index costs in the browser as it grows, on the shipped build (dist/), in headless Chromium: for each
+// snapshot (made at 1k, 10k and 100k chunks by `cargo bench --bench scale_snapshots`), a fresh tab opens it
+// through the import button, and the benchmark reports the snapshot's size, the time from picking the file to
+// the corpus shown, the memory the tab holds for it (the engine worker's wasm memory, the page's JS heap after
+// a garbage collection, and every Chromium process's resident memory), and end-to-end query latency: from the
+// click on Search to the results on screen (embedding the question, every chosen retriever, fusion,
+// rendering), p50 and p95 over SciFact's first questions, with the app's default retrievers and with all of
+// them, next to the engine worker's own part of it.
+//   node tests/browser/bench-scale.mjs SNAPSHOT.quire ... [--questions N]
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { serveDist, launchBrowser, watchErrors, percentile, waitReady } from "./harness.mjs";
+
+const args = process.argv.slice(2);
+const at = args.indexOf("--questions");
+const count = at >= 0 ? Number(args.splice(at, 2)[1]) : 40;
+const snapshots = args;
+if (snapshots.length === 0) throw new Error("usage: node tests/browser/bench-scale.mjs SNAPSHOT.quire ... [--questions N]");
+const WARM_UP = 3;
+const queries = gunzipSync(readFileSync(resolve(import.meta.dirname, "../../datasets/scifact/queries.jsonl.gz")))
+  .toString().trim().split("\n").map((line) => JSON.parse(line).text).slice(0, count + WARM_UP);
+
+/// Resident memory of every Chromium process, in MB (the benchmark's browser is the only one running).
+function chromiumResidentMb() {
+  const out = execFileSync("ps", ["-C", "chromium", "-o", "rss="]).toString();
+  return out.trim().split(/\s+/).map(Number).reduce((sum, kb) => sum + kb, 0) / 1024;
+}
+
+/// Milliseconds from the click on Search to each question's results on screen, and the engine worker's part
+/// of them (embedding the question, retrieval, fusion, the trace), each sorted. Timed inside the page, so the
+/// benchmark's own messages to the browser are not counted.
+async function queryTimes(page) {
+  const measured = await page.evaluate(async (questions) => {
+    const frame = () => new Promise((painted) => requestAnimationFrame(() => painted(performance.now())));
+    const times = [];
+    const engine = [];
+    for (const text of questions) {
+      const input = document.querySelector("#query");
+      input.value = text;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      await frame();
+      const started = performance.now();
+      document.querySelector("#search").click();
+      while (document.querySelector("#results")?.dataset.query !== text) await frame();
+      times.push((await frame()) - started);
+      engine.push(Number(document.querySelector("#answer-timing").dataset.ms));
+    }
+    return { times, engine };
+  }, queries);
+  const sorted = (values) => values.slice(WARM_UP).sort((a, b) => a - b);
+  return { times: sorted(measured.times), engine: sorted(measured.engine) };
+}
+
+const server = await serveDist();
+const rows = [];
+for (const snapshot of snapshots) {
+  const browser = await launchBrowser({ args: ["--js-flags=--expose-gc"] });
+  try {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await waitReady(page);
+    const demo = await page.textContent("#stats-line");
+    const started = Date.now();
+    await page.setInputFiles("#import", snapshot);
+    await page.waitForFunction((demo) => document.querySelector("#stats-line")?.textContent !== demo ||
+      document.querySelector("#notice"), demo, { timeout: 600_000 });
+    const loadS = (Date.now() - started) / 1000;
+    const refused = await page.$("#notice");
+    if (refused) throw new Error(`${snapshot}: ${await refused.textContent()}`);
+    const chunks = Number((await page.textContent("#stats-line")).match(/([\d,]+) chunks/)[1].replace(/,/g, ""));
+    const engineMb = Number(await page.getAttribute("#engine-memory", "data-bytes")) / 1e6;
+    // What the page keeps, not the garbage its last steps left (the import's copies of the file).
+    const heapMb = await page.evaluate(() => { gc(); return performance.memory.usedJSHeapSize / 1e6; });
+    const residentMb = chromiumResidentMb();
+    const fixed = await queryTimes(page);
+    for (const box of await page.$$('#retrievers input[type="checkbox"]')) await box.check();
+    const all = await queryTimes(page);
+    if (errors.length) throw new Error(errors.join("\n"));
+    const ms = ({ times, engine }) => `${percentile(times, 0.5).toFixed(0)} / ${percentile(times, 0.95).toFixed(0)} ` +
+      `(engine ${percentile(engine, 0.5).toFixed(0)} / ${percentile(engine, 0.95).toFixed(0)})`;
+    rows.push(`| ${chunks} | ${(statSync(snapshot).size / 1e6).toFixed(1)} | ${loadS.toFixed(1)} | ${engineMb.toFixed(0)} | ` +
+      `${heapMb.toFixed(0)} | ${residentMb.toFixed(0)} | ${ms(fixed)} | ${ms(all)} |`);
+    console.error(rows.at(-1));
+  } finally {
+    await browser.close();
+  }
+}
+await server.close();
+console.log(`${count} questions each (after ${WARM_UP} unmeasured), click to results on screen\n`);
+console.log("| chunks | snapshot (MB) | load (s) | engine wasm memory (MB) | page JS heap (MB) | Chromium resident (MB) | " +
+  "query p50 / p95, default retrievers (ms) | query p50 / p95, all retrievers (ms) |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const row of rows) console.log(row);
