@@ -48,8 +48,8 @@ def measure(binary, count):
         stats = subprocess.run([str(binary), "stats", str(snapshot)], capture_output=True, text=True, check=True).stdout
         wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (.*)", err).group(1)
         seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall.split(":"))))
-        structured, embedded_n, embedded_s = re.search(
-            r"structured in ([\d.]+)s; embedded (\d+) new texts, reused \d+ in ([\d.]+)s", out).groups()
+        structured = re.search(r"structured in ([\d.]+)s", out).group(1)
+        embedded_n, embedded_s = re.search(r"embedded (\d+) new texts, reused \d+ in ([\d.]+)s", out).groups()
         return {
             "documents": count,
             "chunks": int(re.search(r"chunks\s+(\d+)", stats).group(1)),

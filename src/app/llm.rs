@@ -140,22 +140,25 @@ async fn send(endpoint: &Endpoint, request: &HttpRequest, call: &Call, timeout_s
         Err(_) => return Err(diagnose(&request.url).await),
     };
     if !response.ok() {
-        let body = match response.text() {
-            Ok(text) => JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
-            Err(_) => String::new(),
-        };
+        let body = body_text(&response).await.unwrap_or_default();
         return Err(failure_for_status(endpoint, response.status(), &body));
     }
     Ok(response)
 }
 
 /// The endpoint's models.
+/// A response's whole body as text; a body that cannot be read as text is empty, an unreadable one an error.
+async fn body_text(response: &Response) -> Result<String, String> {
+    let text = response.text().map_err(describe)?;
+    Ok(JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default())
+}
+
 pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, Failure> {
     let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
     let request = models_request(endpoint);
     let response = send(endpoint, &request, &call, timeout_s).await?;
-    let text = response.text().map_err(|e| Failure::Unreachable { url: request.url.clone(), reason: describe(e) })?;
-    let body = JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default();
+    let body =
+        body_text(&response).await.map_err(|reason| Failure::Unreachable { url: request.url.clone(), reason })?;
     parse_models(endpoint.provider, &body)
         .map_err(|reason| Failure::Stream(StreamError::Malformed { expected: "model list", line: reason }))
 }
