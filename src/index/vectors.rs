@@ -251,7 +251,7 @@ impl VectorIndex {
 /// checks it against the store it indexes before it becomes a searchable [`VectorIndex`].
 ///
 /// The HNSW graph is validated rather than rebuilt on load because building it is the expensive part of
-/// indexing (about 18 s for 10,000 vectors natively, more in the single-threaded browser; see
+/// indexing (80 s for 100,000 vectors natively on two cores, 135 s on the browser's one thread; see
 /// docs/BENCHMARKS.md), while checking it is linear. `instant-distance` keeps the graph private, so it is
 /// decoded into [`HnswParts`], a field-for-field twin of its serialized form, checked there, and handed to
 /// `instant-distance` only once no search over it can index out of range.
