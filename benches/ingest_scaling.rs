@@ -1,7 +1,7 @@
 //! Ingest at growing sizes: parse and structure (sections, chunks, entities, relations; no embedding)
 //! 1, 10 and 50 MB of every format, with wall time and peak memory. Time per MB that grows with the size
 //! is a quadratic path showing up as a number.
-//! Run: cargo bench --bench ingest_scaling [-- SIZE_MB ... FORMAT ...]   (default: sizes 1 10 50, every format)
+//! Run: cargo bench --bench ingest_scaling --features bench [-- SIZE_MB ... FORMAT ...]   (default: sizes 1 10 50, every format)
 //!
 //! Each case runs in a child process of this binary, so its peak resident memory (VmHWM) is its own. The
 //! inputs are generated deterministically: English-like sentences from a fixed vocabulary, with the
@@ -11,6 +11,7 @@
 use std::process::Command;
 use std::time::Instant;
 
+use quire::bench::Xorshift;
 use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
 use quire::embed::MiniLmEmbedder;
 
@@ -21,15 +22,12 @@ const WORDS: &[&str] = &[
 ];
 const FORMATS: &[&str] = &["md", "html", "txt", "txt-one-paragraph", "csv", "jsonl", "pdf"];
 
-/// Deterministic words (xorshift64*): no dependency, and quality does not matter here.
-struct Words(u64);
+/// Deterministic words: quality does not matter here.
+struct Words(Xorshift);
 
 impl Words {
     fn next(&mut self) -> &'static str {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        WORDS[(self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % WORDS.len()]
+        WORDS[(self.0.next_u64() >> 33) as usize % WORDS.len()]
     }
     fn sentence(&mut self) -> String {
         let mut words: Vec<&str> = (0..12).map(|_| self.next()).collect();
@@ -44,7 +42,7 @@ impl Words {
 
 /// `bytes` of input in `format`, named so the format is detected.
 fn generate(format: &str, bytes: usize) -> SourceFile {
-    let mut words = Words(0x9E37_79B9_7F4A_7C15);
+    let mut words = Words(Xorshift(0x9E37_79B9_7F4A_7C15));
     let mut out = String::new();
     let mut n = 0;
     let (name, data) = match format {

@@ -1,7 +1,7 @@
 //! Indexes at 1k, 10k and 100k chunks, for what only grows with size: index build time (BM25, the HNSW
 //! index, the knowledge graph, seed 004's chunk graph), snapshot size, and, through the files it writes,
 //! load time, memory and query latency in the browser (`tests/browser/bench-scale.mjs`).
-//! Run: cargo bench --bench scale_snapshots -- OUT_DIR [CHUNKS ...]   (default 1000 10000 100000)
+//! Run: cargo bench --bench scale_snapshots --features bench -- OUT_DIR [CHUNKS ...]   (default 1000 10000 100000)
 //!
 //! The documents are real text recombined: runs of two to six consecutive sentences of the SciFact and
 //! HotpotQA corpora (`datasets/`), titled with HotpotQA's titles (numbered when they repeat), so the
@@ -24,7 +24,7 @@ use quire::store::{IndexSettings, plan_index};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--bench")).collect();
     let Some(out_dir) = args.first().map(std::path::PathBuf::from) else {
-        eprintln!("usage: cargo bench --bench scale_snapshots -- OUT_DIR [CHUNKS ...]");
+        eprintln!("usage: cargo bench --bench scale_snapshots --features bench -- OUT_DIR [CHUNKS ...]");
         std::process::exit(2);
     };
     let sizes: Vec<usize> = args[1..].iter().filter_map(|a| a.parse().ok()).collect();
@@ -115,14 +115,8 @@ impl Source {
 
     /// `count` BEIR records: runs of consecutive sentences from deterministic places, titled in turn.
     fn documents(&self, count: usize) -> Vec<u8> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            // xorshift64*: deterministic positions, no extra dependency.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33
-        };
+        let mut rng = quire::bench::Xorshift(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next_u64() >> 33;
         let mut out = Vec::new();
         for i in 0..count {
             let round = i / self.titles.len();

@@ -69,15 +69,19 @@ pub fn measure_throughput<E: TextEmbedder + TokenCounter>(
     })
 }
 
-/// xorshift64*: deterministic data with no extra dependency; quality is irrelevant here.
-struct Xorshift(u64);
+/// xorshift64*: deterministic data for benchmarks with no extra dependency; quality is irrelevant here.
+pub struct Xorshift(pub u64);
 
 impl Xorshift {
-    fn next_f32(&mut self) -> f32 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
-        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [-1, 1).
+    fn next_f32(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
     }
     fn unit_vector(&mut self, around: Option<&[f32]>) -> Vec<f32> {
         /// Per-dimension scale of uniform noise around a centroid: 384 dims of U(-1, 1) have norm ≈ 11.3,

@@ -146,13 +146,13 @@ async fn send(endpoint: &Endpoint, request: &HttpRequest, call: &Call, timeout_s
     Ok(response)
 }
 
-/// The endpoint's models.
 /// A response's whole body as text; a body that cannot be read as text is empty, an unreadable one an error.
 async fn body_text(response: &Response) -> Result<String, String> {
     let text = response.text().map_err(describe)?;
     Ok(JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default())
 }
 
+/// The endpoint's models.
 pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, Failure> {
     let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
     let request = models_request(endpoint);

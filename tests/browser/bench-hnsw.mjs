@@ -4,7 +4,7 @@
 //   trunk build --release --features bench --dist dist-bench
 //   node tests/browser/bench-hnsw.mjs [vectors ...]      (default 10000 100000)
 import { resolve } from "node:path";
-import { serveDist, launchBrowser } from "./harness.mjs";
+import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
 
 const sizes = process.argv.slice(2).map(Number);
 const server = await serveDist(resolve(import.meta.dirname, process.env.QUIRE_BENCH_DIST ?? "../../dist-bench"));
@@ -13,10 +13,7 @@ try {
   console.log("| vectors | build (s) | mean query (ms) | p95 query (ms) | recall@10 vs exact f32 |\n|---|---|---|---|---|");
   for (const count of sizes.length ? sizes : [10_000, 100_000]) {
     const page = await browser.context.newPage();
-    await page.goto(`${server.url}?bench=hnsw&count=${count}`);
-    await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 3_600_000 });
-    if (!(await page.$("#bench-result"))) throw new Error(await page.textContent("#status"));
-    const r = JSON.parse(await page.textContent("#bench-result"));
+    const r = await benchReport(page, `${server.url}?bench=hnsw&count=${count}`, 3_600_000);
     console.log(`| ${r.vectors} | ${r.build_s.toFixed(1)} | ${r.mean_query_ms.toFixed(2)} | ${r.p95_query_ms.toFixed(2)} | ${r.recall_at_k.toFixed(4)} |`);
     await page.close();
   }

@@ -1,5 +1,5 @@
 // What an index costs in the browser as it grows, on the shipped build (dist/), in headless Chromium: for each
-// snapshot (made at 1k, 10k and 100k chunks by `cargo bench --bench scale_snapshots`), a fresh tab opens it
+// snapshot (made at 1k, 10k and 100k chunks by `cargo bench --bench scale_snapshots --features bench`), a fresh tab opens it
 // through the import button, and the benchmark reports the snapshot's size, the time from picking the file to
 // the corpus shown, the memory the tab holds for it (the engine worker's wasm memory, the page's JS heap after
 // a garbage collection, and every Chromium process's resident memory), and end-to-end query latency: from the

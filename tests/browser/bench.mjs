@@ -3,7 +3,7 @@
 //   trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count] [workers]
 // `workers` 0 (the default) embeds in the engine worker alone; N > 0 through a pool of N embedding workers.
 import { resolve } from "node:path";
-import { serveDist, launchBrowser } from "./harness.mjs";
+import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
 
 const count = Number(process.argv[2] ?? 32);
 const workers = Number(process.argv[3] ?? 0);
@@ -11,11 +11,7 @@ const server = await serveDist(resolve(import.meta.dirname, process.env.QUIRE_BE
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
-  await page.goto(`${server.url}?bench=embed&count=${count}&workers=${workers}`);
-  await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 600_000 });
-  const result = await page.$("#bench-result");
-  if (!result) throw new Error(await page.textContent("#status"));
-  const report = JSON.parse(await result.textContent());
+  const report = await benchReport(page, `${server.url}?bench=embed&count=${count}&workers=${workers}`);
   report.browser = await browser.context.browser()?.version() ?? "chromium";
   console.log(JSON.stringify(report, null, 2));
 } finally {

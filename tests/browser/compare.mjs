@@ -8,7 +8,7 @@
 // served cross-origin isolated, which its threads need). Outputs must agree: cosine ≥ 0.9999 per text.
 import { resolve } from "node:path";
 import { availableParallelism } from "node:os";
-import { serveDist, launchBrowser } from "./harness.mjs";
+import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
 
 const [count, rounds] = [Number(process.argv[2] ?? 32), Number(process.argv[3] ?? 2)];
 const check = process.argv.includes("--check");
@@ -23,11 +23,7 @@ const browser = await launchBrowser();
 async function quire(workers) {
   const page = await browser.context.newPage();
   try {
-    await page.goto(`${server.url}?bench=embed&count=${count}&workers=${workers}`);
-    await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 600_000 });
-    const result = await page.$("#bench-result");
-    if (!result) throw new Error(await page.textContent("#status"));
-    return JSON.parse(await result.textContent());
+    return await benchReport(page, `${server.url}?bench=embed&count=${count}&workers=${workers}`);
   } finally {
     await page.close();
   }

@@ -81,6 +81,16 @@ export async function inputToFrameTimes(page, selector, count) {
   }, { selector, count });
 }
 
+/// Opens a measuring page of the bench build (`?bench=...`) in `page` and returns its JSON report, or throws
+/// what the page's status says when it failed.
+export async function benchReport(page, url, timeout = 600_000) {
+  await page.goto(url);
+  await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout });
+  const result = await page.$("#bench-result");
+  if (!result) throw new Error(await page.textContent("#status"));
+  return JSON.parse(await result.textContent());
+}
+
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 export const READY = '#status[data-state="ready"]';

@@ -7,7 +7,7 @@
 //   node tests/browser/profile-embed.mjs [count] [--json profile.cpuprofile]
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { serveDist, launchBrowser } from "./harness.mjs";
+import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--json");
@@ -52,10 +52,7 @@ try {
     await toWorker(sessionId, "Runtime.runIfWaitingForDebugger");
   });
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
-  await page.goto(`${server.url}?bench=embed&count=${count}&workers=0`);
-  await page.waitForSelector('#bench-result, #status[data-state="failed"]', { timeout: 600_000 });
-  if (!(await page.$("#bench-result"))) throw new Error(await page.textContent("#status"));
-  const report = JSON.parse(await page.textContent("#bench-result"));
+  const report = await benchReport(page, `${server.url}?bench=embed&count=${count}&workers=0`);
   for (let waited = 0; profiles.length === 0 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 100));
   if (profiles.length === 0) throw new Error("no profile came back from the engine worker");
   const profile = profiles[0];
