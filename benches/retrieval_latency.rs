@@ -42,7 +42,7 @@ fn main() {
             .zip(&vectors)
             .map(|(text, vector)| {
                 let started = Instant::now();
-                std::hint::black_box(method.retrieve(&index, Query { text, vector }, K));
+                std::hint::black_box(method.retrieve(&index, Query::new(text, vector), K));
                 started.elapsed().as_secs_f64() * 1000.0
             })
             .collect();

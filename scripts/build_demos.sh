@@ -16,6 +16,9 @@ mkdir -p "$out" "$cache/multihop"
 # The test profile: `cargo test` has built this binary already.
 cargo build --locked --profile test --bin quire
 quire="$CARGO_TARGET_DIR/debug/quire"
+# The binary runs from other folders, and its compiled-in fallback names the checkout that compiled it: the
+# build cache is shared between checkouts, so that may be another one (a fresh clone's CI run).
+export QUIRE_MODEL_DIR="${QUIRE_MODEL_DIR:-$root/models}"
 
 # Demo documents are known as demo/<name>, so a user's own moon.md joins them instead of replacing one.
 mapfile -t planets < <(python3 -c 'import json,sys; print("\n".join("demo/" + f for f in json.load(open(sys.argv[1]))["files"]))' public/demo/manifest.json)

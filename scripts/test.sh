@@ -3,12 +3,14 @@
 # fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
 # the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
 # then the embedder comparison's page against a build with the measuring mode, checking both embedders agree,
-# and that the profiler and HNSW benchmark pages still run.
+# and that the profilers (embedding, a question) and the HNSW benchmark page still run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/quire/target}"
 export CARGO_TERM_COLOR=never
+# The CLI's compiled-in model folder names the checkout that compiled it, and the build cache is shared.
+export QUIRE_MODEL_DIR="${QUIRE_MODEL_DIR:-$root/models}"
 
 bash scripts/setup.sh
 echo "== formatting"
@@ -29,6 +31,7 @@ cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
 echo "== Quire's embedder and onnxruntime-web agree (the benchmark page runs; no timing checked)"
 node compare.mjs 4 1 --check
-echo "== the profiler and HNSW benchmark pages still run (small sizes; no timing checked)"
+echo "== the profilers and the HNSW benchmark page still run (small sizes; no timing checked)"
 node profile-embed.mjs 4 > /dev/null
+node profile-query.mjs --questions 3 > /dev/null
 node bench-hnsw.mjs 2000 | tail -1 | grep -q '^| 2000 |'

@@ -59,3 +59,38 @@ fn wrong_or_missing_model_files_are_refused_clearly() {
         "{error}"
     );
 }
+
+/// The embedder looks embedding rows up before dequantising them (src/embed/lookup.rs): no inference
+/// materialises the f32 word table any more, and the model's output does not change by a bit.
+#[test]
+fn looking_rows_up_before_dequantising_them_changes_no_bit() {
+    use quire::embed::read_model;
+    use tract_onnx::prelude::*;
+
+    let bytes = std::fs::read(common::model_dir().join("model.onnx")).unwrap();
+    let word_table = |model: &TypedModel| {
+        model.nodes().iter().any(|node| {
+            let fact = model.outlet_fact(node.id.into()).unwrap();
+            fact.datum_type == f32::datum_type() && fact.shape.as_concrete() == Some(&[30522, 384][..])
+        })
+    };
+    let output = |rewrite: bool| {
+        let model = read_model(&bytes, rewrite).unwrap().into_optimized().unwrap();
+        let table = word_table(&model);
+        let ids = tract_ndarray::Array2::from_shape_fn((2, 12), |(row, i)| (101 + row * 977 + i * 2311) as i64 % 30522);
+        let inputs = tvec!(
+            Tensor::from(ids).into(),
+            Tensor::from(tract_ndarray::Array2::from_elem((2, 12), 1i64)).into(),
+            Tensor::from(tract_ndarray::Array2::from_elem((2, 12), 0i64)).into()
+        );
+        let outputs = model.into_runnable().unwrap().run(inputs).unwrap();
+        let bits: Vec<u32> = outputs[0].to_plain_array_view::<f32>().unwrap().iter().map(|x| x.to_bits()).collect();
+        (table, bits)
+    };
+    let (table_before, before) = output(false);
+    let (table_after, after) = output(true);
+    assert!(table_before, "the model as shipped dequantises the whole word table");
+    assert!(!table_after, "the word table is still dequantised whole");
+    assert_eq!(before.len(), 2 * 12 * 384);
+    assert!(before == after, "outputs differ");
+}

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use quire::embed::TextEmbedder;
 use quire::eval::run::rank_documents;
-use quire::retrieve::{Method, Query, Retriever, Step, Trace, hub_score};
+use quire::retrieve::{Method, Query, Retriever, SharedSearches, Step, Trace, hub_score};
 use quire::store::{IndexSettings, IndexedCorpus};
 
 const FILES: [(&str, &str); 6] = [
@@ -41,7 +41,7 @@ fn ask(method: &str, question: &str) -> (Vec<String>, Trace) {
     let index = index();
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let method = Method::parse(method).unwrap();
-    let (chunks, trace) = method.trace(index, Query { text: question, vector: &vector }, 20, 10);
+    let (chunks, trace) = method.trace(index, Query::new(question, &vector), 20, 10);
     let documents = rank_documents(&index.corpus, &chunks, 20)
         .into_iter()
         .map(|(source, _)| source.trim_end_matches(".md").to_string())
@@ -117,12 +117,12 @@ fn page_section_and_entity_retrievers_map_nodes_to_their_chunks() {
     // Each page gives all its chunks: Estonia's two sections come together.
     let index = index();
     let vector = common::embedder().embed(&["forests lakes and coastline of Estonia"]).unwrap().remove(0);
-    let query = Query { text: "forests lakes and coastline of Estonia", vector: &vector };
+    let query = Query::new("forests lakes and coastline of Estonia", &vector);
     let section = Retriever::Section.run(index, query, 10);
     assert_eq!(index.corpus.chunk_label(section.chunks[0].chunk), "Estonia › Geography › #1");
     // Entity: Tallinn is the nearest entity, so the chunks citing it (its own and Mara Quill's) lead.
     let vector = common::embedder().embed(&["Tallinn"]).unwrap().remove(0);
-    let entity = Retriever::Entity.run(index, Query { text: "Tallinn", vector: &vector }, 10);
+    let entity = Retriever::Entity.run(index, Query::new("Tallinn", &vector), 10);
     let citing: Vec<String> = entity.chunks.iter().map(|c| index.corpus.chunk_label(c.chunk)).collect();
     let mut leading = citing[..2].to_vec();
     leading.sort();
@@ -154,7 +154,7 @@ fn one_hop_places_linked_documents_with_their_seed() {
     let index = index();
     let question = "Harbor Lights drama film";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-    let chunks = Retriever::OneHop.run(index, Query { text: question, vector: &vector }, 20).chunks;
+    let chunks = Retriever::OneHop.run(index, Query::new(question, &vector), 20).chunks;
     let ranking = rank_documents(&index.corpus, &chunks, 20);
     let score_of = |name: &str| ranking.iter().find(|(id, _)| *id == name).map(|(_, s)| *s);
     // The film is RRF's first document; its director's page, one link away, shares its score.
@@ -233,4 +233,24 @@ fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
     let results: Vec<&str> = trace.results.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(context, results);
     assert!(graph.nodes.iter().filter(|n| n.stage == Stage::Context).all(|n| n.kind == Some(NodeKind::Chunk)));
+}
+
+/// Retrievers that share one question's searches (as a fused method's do) return exactly what each returns
+/// alone, whichever ran first and however deep each was asked: the shared dense, BM25 and node searches are
+/// told apart by depth and by node kind.
+#[test]
+fn shared_searches_change_no_retriever_result() {
+    let index = index();
+    for question in ["Where was the director of Harbor Lights born?", "forests lakes and coastline of Estonia"] {
+        let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+        let shared = SharedSearches::default();
+        let order: Vec<Retriever> = Retriever::all().collect();
+        for depth in [3, 20] {
+            for &retriever in order.iter().chain(order.iter().rev()) {
+                let alone = retriever.run(index, Query::new(question, &vector), depth);
+                let sharing = retriever.run(index, Query::new(question, &vector).sharing(&shared), depth);
+                assert_eq!(sharing, alone, "{} at depth {depth} for {question:?}", retriever.name());
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ fn same_answers(a: &IndexedCorpus, b: &IndexedCorpus) {
     let rrf = Method::parse("rrf").unwrap();
     for query in ["Who walked on the Moon?", "storms on gas giants", "how many moons does Saturn have"] {
         let vector = common::embedder().embed(&[query]).unwrap().remove(0);
-        let query = Query { text: query, vector: &vector };
+        let query = Query::new(query, &vector);
         assert_eq!(rrf.trace(a, query, 5, 5), rrf.trace(b, query, 5, 5), "{}", query.text);
     }
 }
@@ -251,7 +251,7 @@ fn golden_snapshot_pins_the_layout() {
     assert_eq!(index.chunk_index.kind(), VectorIndexKind::Hnsw);
     let vector = index.embeddings.vectors().get(index.rows.chunks[0]);
     for method in Method::catalogue() {
-        let hits = method.retrieve(&index, Query { text: "Dawn probe", vector: &vector }, 3);
+        let hits = method.retrieve(&index, Query::new("Dawn probe", &vector), 3);
         assert!(!hits.is_empty(), "{method:?}");
     }
 }

@@ -122,7 +122,7 @@ fn exercise(index: &IndexedCorpus) {
     let stored = index.rows.chunks.first().map(|&row| index.embeddings.vectors().get(row));
     for vector in [Some(unit), stored].into_iter().flatten() {
         for method in Method::catalogue() {
-            let query = Query { text: "Who walked on the Moon? Apollo landing", vector: &vector };
+            let query = Query::new("Who walked on the Moon? Apollo landing", &vector);
             let (chunks, trace) = method.trace(index, query, 10, 5);
             assert!(!trace.render().is_empty());
             for hit in chunks {
@@ -132,7 +132,7 @@ fn exercise(index: &IndexedCorpus) {
             }
         }
     }
-    let _ = retrieve::dense(index, &[0.5; 384], 5);
+    let _ = retrieve::dense(index, Query::new("", &[0.5; 384]), 5);
     let _ = node_texts(&index.corpus);
     let _ = index.summary();
     for chunk in 0..index.corpus.chunks.len() as u32 {

@@ -292,7 +292,7 @@ fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
     with_index(|engine, index| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
-        let (chunks, trace) = method.trace(index, Query { text, vector: &vector }, k, k);
+        let (chunks, trace) = method.trace(index, Query::new(text, &vector), k, k);
         Ok(answer(index, &chunks, trace, started))
     })
 }

@@ -415,7 +415,7 @@ fn query(
     index.check_model(&embedder_identity(&embedder))?;
     let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
-    let (chunks, trace) = method.trace(&index, retrieve::Query { text, vector: &vector }, k, k);
+    let (chunks, trace) = method.trace(&index, retrieve::Query::new(text, &vector), k, k);
     let elapsed = started.elapsed();
     match show {
         Show::Json => {

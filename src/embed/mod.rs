@@ -8,6 +8,7 @@ use tract_onnx::prelude::*;
 
 use crate::corpus::TokenCounter;
 
+mod lookup;
 mod plans;
 use plans::{PER_SHAPE, Plans, padded_length};
 
@@ -74,6 +75,17 @@ pub fn blake3_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
+/// The ONNX model in `bytes`, typed; `dequantise_rows` looks up embedding rows before dequantising them
+/// (the embedder always does: [`lookup`]; the other way is there to check that it changes nothing).
+pub fn read_model(bytes: &[u8], dequantise_rows: bool) -> TractResult<TypedModel> {
+    let onnx = tract_onnx::onnx();
+    let mut proto = onnx.proto_model_for_read(&mut std::io::Cursor::new(bytes))?;
+    if let Some(graph) = proto.graph.as_mut().filter(|_| dequantise_rows) {
+        lookup::dequantise_after_lookup(graph);
+    }
+    onnx.model_for_proto_model(&proto)?.into_typed()
+}
+
 impl MiniLmEmbedder {
     /// Loads the pinned model; bytes that are not the pinned files are refused.
     pub fn from_bytes(model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
@@ -93,10 +105,7 @@ impl MiniLmEmbedder {
         let mut counting = counting;
         counting.with_truncation(None).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         counting.with_padding(None);
-        let typed = tract_onnx::onnx()
-            .model_for_read(&mut std::io::Cursor::new(model))
-            .and_then(|m| m.into_typed())
-            .map_err(|e| EmbedError::Model(format!("{e:#}")))?;
+        let typed = read_model(model, true).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
         let input_order = input_order(&typed)?;
         let plans = Plans::new(typed)?;
         // A query's shape, built now: it checks the model, and the first question does not wait for it.

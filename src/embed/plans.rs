@@ -5,9 +5,9 @@
 //! and tens of megabytes to keep, so shapes come from a few buckets (sequences are padded to the next length
 //! in [`LENGTHS`], and batches are full or single) and only the most recently used plans are kept.
 //!
-//! In wasm32 the same plans gain only 3–5 % (tract's wasm kernels are not the ones the shape choice helps)
-//! and each costs about 50 MB of linear memory in every embedding worker (docs/BENCHMARKS.md), so there one
-//! symbolic plan serves every shape.
+//! In wasm32 the same plans gain only 3–5 % on 128 word-pieces and nothing on a question's 16 to 32 (tract's
+//! wasm kernels are not the ones the shape choice helps), and each costs about 50 MB of linear memory in every
+//! embedding worker (docs/BENCHMARKS.md), so there one symbolic plan serves every shape.
 
 use std::sync::Mutex;
 
@@ -22,8 +22,9 @@ pub type Plan = std::sync::Arc<TypedSimplePlan>;
 pub const LENGTHS: [usize; 7] = [16, 32, 64, 96, 128, 192, 256];
 /// Plans kept: enough for a query's shape and indexing's few lengths at once.
 const KEPT: usize = 3;
-/// Whether plans are built per shape (see the module's comment).
-pub const PER_SHAPE: bool = cfg!(not(target_arch = "wasm32"));
+/// Whether plans are built per shape (see the module's comment). `--cfg quire_plans_per_shape` builds them in
+/// wasm32 too, to measure them there (docs/BENCHMARKS.md).
+pub const PER_SHAPE: bool = cfg!(any(not(target_arch = "wasm32"), quire_plans_per_shape));
 
 pub struct Plans {
     /// Decluttered, with the batch and sequence dimensions still symbols; `None` where one symbolic plan,

@@ -197,7 +197,7 @@ pub fn evaluate(
                 seconds: 0.0,
             };
             for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
-                let chunks = method.retrieve(index, Query { text: &question.text, vector }, CHUNK_DEPTH);
+                let chunks = method.retrieve(index, Query::new(&question.text, vector), CHUNK_DEPTH);
                 let ranking = run::rank_documents(&index.corpus, &chunks, RUN_DEPTH);
                 let ids: Vec<&str> = ranking.iter().map(|(id, _)| *id).collect();
                 result.per_query.push(settings.metrics.iter().map(|m| m.score(&ids, &question.relevant)).collect());
@@ -241,7 +241,7 @@ pub fn labelled_candidates(
             let document = &corpus.documents[corpus.chunks[chunk as usize].document as usize];
             question.relevant.contains_key(run::corpus_id(&document.source))
         };
-        let query = Query { text: &question.text, vector };
+        let query = Query::new(&question.text, vector);
         questions.push(retrieve::labelled_candidates(index, query, retrievers, &relevant));
         progress(done + 1);
     }

@@ -1,8 +1,13 @@
 //! Okapi BM25 retriever (seed 004) over every chunk's contextual text.
 
-use super::ScoredChunk;
+use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
-pub fn bm25(index: &IndexedCorpus, query: &str, k: usize) -> Vec<ScoredChunk> {
-    index.bm25.search(query, k).into_iter().map(ScoredChunk::from).collect()
+/// The `k` chunks BM25 scores best for the query's text.
+pub fn bm25(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
+    let search = || index.bm25.search(query.text, k).into_iter().map(ScoredChunk::from).collect();
+    match query.shared {
+        Some(shared) => shared.lexical(k, search),
+        None => search(),
+    }
 }

@@ -1,10 +1,18 @@
 //! Vector retriever (seed 000): cosine between the query and every chunk's contextual text.
 
-use super::ScoredChunk;
+use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
-pub fn dense(index: &IndexedCorpus, query_vector: &[f32], k: usize) -> Vec<ScoredChunk> {
-    index.chunk_index.search(index.embeddings.vectors(), query_vector, k).into_iter().map(ScoredChunk::from).collect()
+/// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW).
+pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
+    let search = || {
+        let hits = index.chunk_index.search(index.embeddings.vectors(), query.vector, k);
+        hits.into_iter().map(ScoredChunk::from).collect()
+    };
+    match query.shared {
+        Some(shared) => shared.dense(k, search),
+        None => search(),
+    }
 }
 
 #[cfg(test)]

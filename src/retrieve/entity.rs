@@ -10,7 +10,7 @@ use crate::store::IndexedCorpus;
 pub const ENTITIES: usize = 5;
 
 pub fn entity(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let entities = nearest(index, &index.rows.entities, query.vector, ENTITIES);
+    let entities = nearest(index, &index.rows.entities, query, ENTITIES);
     let scored = entities.iter().flat_map(|hit| {
         index.graph.neighbors(NodeRef::Entity(hit.row), "cited_in").into_iter().filter_map(move |n| match n {
             NodeRef::Chunk(chunk) => Some((chunk, hit.score)),

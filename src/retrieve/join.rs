@@ -40,8 +40,8 @@ struct Hybrid {
 
 impl Hybrid {
     fn search(index: &IndexedCorpus, query: Query<'_>) -> Hybrid {
-        let dense = dense(index, query.vector, FUSION_DEPTH);
-        let bm25 = bm25(index, query.text, FUSION_DEPTH);
+        let dense = dense(index, query, FUSION_DEPTH);
+        let bm25 = bm25(index, query, FUSION_DEPTH);
         let ranked: Vec<ScoredChunk> =
             standardised_sum(&[&dense, &bm25], usize::MAX).iter().map(ScoredChunk::from).collect();
         let floor = ranked.last().map_or(0.0, |c| c.score - 1e-3);

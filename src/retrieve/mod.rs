@@ -15,6 +15,7 @@ mod one_hop;
 mod page;
 mod path;
 mod section;
+mod shared;
 pub mod trace;
 pub mod training;
 mod triplet;
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, EntityId};
 use crate::graph::NodeRef;
-use crate::index::{Hit, top_k};
+use crate::index::Hit;
 use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
@@ -43,6 +44,8 @@ pub use page::page;
 pub use path::path;
 pub(crate) use path::tier_chunks;
 pub use section::section;
+pub use shared::SharedSearches;
+pub(crate) use shared::nearest;
 pub use trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TraceNode, TracedChunk};
 pub use triplet::triplet;
 
@@ -67,11 +70,33 @@ impl From<&FusedChunk> for ScoredChunk {
     }
 }
 
-/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding.
-#[derive(Clone, Copy, Debug)]
+/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding, and
+/// where the searches its retrievers share are kept while they run.
+#[derive(Clone, Copy)]
 pub struct Query<'a> {
     pub text: &'a str,
     pub vector: &'a [f32],
+    shared: Option<&'a SharedSearches>,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(text: &'a str, vector: &'a [f32]) -> Self {
+        Query { text, vector, shared: None }
+    }
+
+    /// The query with its retrievers' searches kept in `shared`, unless it already keeps them somewhere.
+    pub fn sharing<'b>(self, shared: &'b SharedSearches) -> Query<'b>
+    where
+        'a: 'b,
+    {
+        Query { shared: Some(self.shared.unwrap_or(shared)), ..self }
+    }
+}
+
+impl std::fmt::Debug for Query<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query").field("text", &self.text).finish_non_exhaustive()
+    }
 }
 
 /// What one retriever returns: its chunks, best first, and what it did.
@@ -79,13 +104,6 @@ pub struct Query<'a> {
 pub struct Retrieval {
     pub chunks: Vec<ScoredChunk>,
     pub steps: Vec<Step>,
-}
-
-/// The `k` nodes among `rows` (embedding rows of one node kind, by node id) nearest `query`, as hits whose
-/// `row` is the node id. An exact scan: node kinds other than chunks are small next to the chunks.
-pub(crate) fn nearest(index: &IndexedCorpus, rows: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
-    let vectors = index.embeddings.vectors();
-    top_k(rows.iter().enumerate().map(|(id, &row)| Hit { row: id as u32, score: vectors.dot(query, row) }), k)
 }
 
 /// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
@@ -210,8 +228,8 @@ impl Retriever {
     pub fn run(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
         let plain = |chunks| Retrieval { chunks, steps: Vec::new() };
         match self {
-            Self::Dense => plain(dense(index, query.vector, depth)),
-            Self::Bm25 => plain(bm25(index, query.text, depth)),
+            Self::Dense => plain(dense(index, query, depth)),
+            Self::Bm25 => plain(bm25(index, query, depth)),
             Self::Page => page(index, query, depth),
             Self::Section => section(index, query, depth),
             Self::Entity => entity(index, query, depth),
@@ -437,6 +455,8 @@ impl Method {
     }
 
     fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
+        let shared = SharedSearches::default();
+        let query = query.sharing(&shared);
         self.execute_with(depth, &|retriever, depth| retriever.run(index, query, depth))
     }
 
@@ -447,6 +467,8 @@ impl Method {
         depth: usize,
         (replaced, retrieval): (Retriever, Retrieval),
     ) -> Execution {
+        let shared = SharedSearches::default();
+        let query = query.sharing(&shared);
         self.execute_with(depth, &|retriever, depth| match retriever == replaced {
             true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
             false => retriever.run(index, query, depth),
@@ -483,6 +505,8 @@ pub fn labelled_candidates(
     retrievers: &[Retriever],
     relevant: &dyn Fn(ChunkId) -> bool,
 ) -> training::LabelledCandidates {
+    let shared = SharedSearches::default();
+    let query = query.sharing(&shared);
     let inputs = run_inputs(&|r, depth| r.run(index, query, depth), retrievers.iter().map(|&r| (r, 1.0)));
     let fused = fusion::standardised_candidates(&input_lists(&inputs));
     training::LabelledCandidates {

@@ -28,8 +28,8 @@ pub fn linked_documents(index: &IndexedCorpus, document: DocId) -> Vec<DocId> {
 pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus;
     let fusion_depth = FUSION_DEPTH.max(depth);
-    let dense_hits = dense(index, query.vector, fusion_depth);
-    let bm25_hits = bm25(index, query.text, fusion_depth);
+    let dense_hits = dense(index, query, fusion_depth);
+    let bm25_hits = bm25(index, query, fusion_depth);
     let seeds = Fusion::Rrf.fuse(&[&dense_hits, &bm25_hits], &[1.0, 1.0], fusion_depth);
     let mut expanded: HashSet<DocId> = HashSet::new();
     let mut seed_pages: Vec<DocId> = Vec::new();

@@ -9,7 +9,7 @@ use crate::store::IndexedCorpus;
 pub const PAGES: usize = 3;
 
 pub fn page(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let pages = nearest(index, &index.rows.pages, query.vector, PAGES);
+    let pages = nearest(index, &index.rows.pages, query, PAGES);
     let scored = pages.iter().flat_map(|hit| index.corpus.document_chunks(hit.row).map(move |c| (c, hit.score)));
     let chunks = rank_chunks(index, query.vector, scored, depth);
     let nodes = pages.iter().map(|h| TraceNode::new(&index.corpus, NodeKind::Page, h.row, h.score)).collect();

@@ -141,7 +141,7 @@ pub(crate) fn tier_chunks(index: &IndexedCorpus, nodes: &[EntityId]) -> Vec<Chun
 
 pub fn path(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus;
-    let seeds = nearest(index, &index.rows.entities, query.vector, SEEDS);
+    let seeds = nearest(index, &index.rows.entities, query, SEEDS);
     let mut steps = vec![Step::seeds(
         "entities nearest the query",
         seeds.iter().map(|h| TraceNode::entity(corpus, h.row, h.score)).collect(),

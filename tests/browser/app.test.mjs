@@ -70,6 +70,11 @@ test("the demo corpus is indexed into a knowledge graph", async () => {
   for (const kind of ["page nodes", "entity nodes", "section nodes", "chunk nodes", "is_chunk_of edges", "cites edges", "semantic_rel edges", "next edges"]) {
     assert.ok(table.includes(kind), `${kind} missing from ${table}`);
   }
+  // The engine's memory in this tab: the model alone takes over 100 MB; a six-document index adds little.
+  const bytes = Number(await page.getAttribute("#engine-memory", "data-bytes"));
+  assert.ok(bytes > 100e6 && bytes < 1e9, `engine memory ${bytes} bytes`);
+  const shown = (await page.textContent("#engine-memory")).match(/^The engine holds (\d+) MB of memory in this tab\.$/);
+  assert.ok(shown && Math.abs(Number(shown[1]) - bytes / 1e6) <= 0.5, await page.textContent("#engine-memory"));
   assert.deepEqual(errors, []);
   await page.close();
 });

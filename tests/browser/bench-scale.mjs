@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { serveDist, launchBrowser, watchErrors, percentile, waitReady } from "./harness.mjs";
+import { serveDist, launchBrowser, watchErrors, percentile, waitReady, queryTimes } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--questions");
@@ -26,31 +26,6 @@ const queries = gunzipSync(readFileSync(resolve(import.meta.dirname, "../../data
 function chromiumResidentMb() {
   const out = execFileSync("ps", ["-C", "chromium", "-o", "rss="]).toString();
   return out.trim().split(/\s+/).map(Number).reduce((sum, kb) => sum + kb, 0) / 1024;
-}
-
-/// Milliseconds from the click on Search to each question's results on screen, and the engine worker's part
-/// of them (embedding the question, retrieval, fusion, the trace), each sorted. Timed inside the page, so the
-/// benchmark's own messages to the browser are not counted.
-async function queryTimes(page) {
-  const measured = await page.evaluate(async (questions) => {
-    const frame = () => new Promise((painted) => requestAnimationFrame(() => painted(performance.now())));
-    const times = [];
-    const engine = [];
-    for (const text of questions) {
-      const input = document.querySelector("#query");
-      input.value = text;
-      input.dispatchEvent(new Event("input", { bubbles: true }));
-      await frame();
-      const started = performance.now();
-      document.querySelector("#search").click();
-      while (document.querySelector("#results")?.dataset.query !== text) await frame();
-      times.push((await frame()) - started);
-      engine.push(Number(document.querySelector("#answer-timing").dataset.ms));
-    }
-    return { times, engine };
-  }, queries);
-  const sorted = (values) => values.slice(WARM_UP).sort((a, b) => a - b);
-  return { times: sorted(measured.times), engine: sorted(measured.engine) };
 }
 
 const server = await serveDist();
@@ -75,9 +50,9 @@ for (const snapshot of snapshots) {
     // What the page keeps, not the garbage its last steps left (the import's copies of the file).
     const heapMb = await page.evaluate(() => { gc(); return performance.memory.usedJSHeapSize / 1e6; });
     const residentMb = chromiumResidentMb();
-    const fixed = await queryTimes(page);
+    const fixed = await queryTimes(page, queries, WARM_UP);
     for (const box of await page.$$('#retrievers input[type="checkbox"]')) await box.check();
-    const all = await queryTimes(page);
+    const all = await queryTimes(page, queries, WARM_UP);
     if (errors.length) throw new Error(errors.join("\n"));
     const ms = ({ times, engine }) => `${percentile(times, 0.5).toFixed(0)} / ${percentile(times, 0.95).toFixed(0)} ` +
       `(engine ${percentile(engine, 0.5).toFixed(0)} / ${percentile(engine, 0.95).toFixed(0)})`;

@@ -81,6 +81,41 @@ export async function inputToFrameTimes(page, selector, count) {
   }, { selector, count });
 }
 
+/// Milliseconds from the click on Search to each of `queries`' results on screen (the first `warmUp` not
+/// counted), and the engine worker's part of them (embedding the question, retrieval, fusion, the trace),
+/// each sorted. Timed inside the page, so the benchmark's own messages to the browser are not counted. "On screen" is the end of the first frame painted
+/// after the results reach the document (seen by a mutation observer the moment they do): a task queued from
+/// that frame's animation callback runs once its paint is done, as `inputToFrameTimes` times a drag.
+export async function queryTimes(page, queries, warmUp = 0) {
+  const measured = await page.evaluate(async (questions) => {
+    const frame = () => new Promise((next) => requestAnimationFrame(next));
+    const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+    const shown = (text) => new Promise((done) => {
+      const answered = () => document.querySelector("#results")?.dataset.query === text;
+      const observer = new MutationObserver(() => { if (answered()) { observer.disconnect(); done(); } });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    const times = [];
+    const engine = [];
+    for (const text of questions) {
+      const input = document.querySelector("#query");
+      input.value = text;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      await frame();
+      const answered = shown(text);
+      const started = performance.now();
+      document.querySelector("#search").click();
+      await answered;
+      await painted();
+      times.push(performance.now() - started);
+      engine.push(Number(document.querySelector("#answer-timing").dataset.ms));
+    }
+    return { times, engine };
+  }, queries);
+  const sorted = (values) => values.slice(warmUp).sort((a, b) => a - b);
+  return { times: sorted(measured.times), engine: sorted(measured.engine) };
+}
+
 /// Opens a measuring page of the bench build (`?bench=...`) in `page` and returns its JSON report, or throws
 /// what the page's status says when it failed.
 export async function benchReport(page, url, timeout = 600_000) {
@@ -106,4 +141,66 @@ export async function forgetSavedIndex() {
 export async function waitReady(page) {
   await page.waitForSelector(`${READY}, #status[data-state="failed"]`, { timeout: 300_000 });
   assert.equal(await page.getAttribute("#status", "data-state"), "ready", await page.textContent("#status"));
+}
+
+/// Chromium's sampling profiler (DevTools protocol) on every worker `page` starts from now on, sampling every
+/// `intervalUs` microseconds. Workers are reached through the page's session: each attached worker gets a
+/// session id, and commands go to it wrapped in Target.sendMessageToTarget (the non-flattened protocol,
+/// which playwright's session allows). `start` and `stop` profile every worker at once (`stop` returns their
+/// profiles); a worker's own `console.profile` span lands in `marked`.
+export async function profileWorkers(context, page, intervalUs = 100) {
+  const cdp = await context.newCDPSession(page);
+  let nextId = 1;
+  const pending = new Map();
+  const sessions = [];
+  const marked = [];
+  const toWorker = (sessionId, method, params = {}) => new Promise((ok, fail) => {
+    const id = nextId++;
+    pending.set(id, { ok, fail });
+    cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) });
+  });
+  cdp.on("Target.receivedMessageFromTarget", ({ message }) => {
+    const reply = JSON.parse(message);
+    if (reply.method === "Profiler.consoleProfileFinished") marked.push(reply.params.profile);
+    const waiting = pending.get(reply.id);
+    if (!waiting) return;
+    pending.delete(reply.id);
+    if (reply.error) waiting.fail(new Error(reply.error.message)); else waiting.ok(reply.result);
+  });
+  cdp.on("Target.attachedToTarget", async ({ sessionId }) => {
+    sessions.push(sessionId);
+    await toWorker(sessionId, "Profiler.enable");
+    await toWorker(sessionId, "Profiler.setSamplingInterval", { interval: intervalUs });
+    await toWorker(sessionId, "Runtime.runIfWaitingForDebugger");
+  });
+  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+  return {
+    marked,
+    start: () => Promise.all(sessions.map((s) => toWorker(s, "Profiler.start"))),
+    stop: async () => (await Promise.all(sessions.map((s) => toWorker(s, "Profiler.stop")))).map((r) => r.profile),
+  };
+}
+
+/// A CPU profile's milliseconds per function name: `self` (the function itself running) and `inclusive`
+/// (it or anything it called; a recursive function counted once per sample), idle time left out.
+export function profileTimes(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const name = (id) => {
+    const frame = nodes.get(id).callFrame;
+    return frame.functionName || `(${frame.url ? "anonymous" : "program"})`;
+  };
+  const self = new Map();
+  const inclusive = new Map();
+  const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms);
+  profile.samples.forEach((id, i) => {
+    if (name(id) === "(idle)") return;
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    add(self, name(id), ms);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) seen.add(name(at));
+    for (const caller of seen) add(inclusive, caller, ms);
+  });
+  return { self, inclusive };
 }

@@ -7,7 +7,7 @@
 //   node tests/browser/profile-embed.mjs [count] [--json profile.cpuprofile]
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
+import { serveDist, launchBrowser, benchReport, profileWorkers, profileTimes } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--json");
@@ -27,32 +27,9 @@ const server = await serveDist(resolve(import.meta.dirname, process.env.QUIRE_BE
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
-  const cdp = await browser.context.newCDPSession(page);
-  // Workers are reached through the page's session: each attached worker gets a session id, and commands go
-  // to it wrapped in Target.sendMessageToTarget (the non-flattened protocol, which playwright's session allows).
-  let nextId = 1;
-  const pending = new Map();
-  const profiles = [];
-  const toWorker = (sessionId, method, params = {}) => new Promise((ok, fail) => {
-    const id = nextId++;
-    pending.set(id, { ok, fail });
-    cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) });
-  });
-  cdp.on("Target.receivedMessageFromTarget", ({ message }) => {
-    const reply = JSON.parse(message);
-    if (reply.method === "Profiler.consoleProfileFinished") profiles.push(reply.params.profile);
-    const waiting = pending.get(reply.id);
-    if (!waiting) return;
-    pending.delete(reply.id);
-    if (reply.error) waiting.fail(new Error(reply.error.message)); else waiting.ok(reply.result);
-  });
-  cdp.on("Target.attachedToTarget", async ({ sessionId }) => {
-    await toWorker(sessionId, "Profiler.enable");
-    await toWorker(sessionId, "Profiler.setSamplingInterval", { interval: 100 });
-    await toWorker(sessionId, "Runtime.runIfWaitingForDebugger");
-  });
-  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+  const profiler = await profileWorkers(browser.context, page);
   const report = await benchReport(page, `${server.url}?bench=embed&count=${count}&workers=0`);
+  const profiles = profiler.marked;
   for (let waited = 0; profiles.length === 0 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 100));
   if (profiles.length === 0) throw new Error("no profile came back from the engine worker");
   const profile = profiles[0];
@@ -64,13 +41,7 @@ try {
 }
 
 function summarise(profile, report) {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const selfMs = new Map();
-  profile.samples.forEach((id, i) => {
-    const frame = nodes.get(id).callFrame;
-    const name = frame.functionName || `(${frame.url ? "anonymous" : "program"})`;
-    selfMs.set(name, (selfMs.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-  });
+  const selfMs = profileTimes(profile).self;
   const total = [...selfMs.values()].reduce((a, b) => a + b, 0);
   const byKind = new Map();
   for (const [name, ms] of selfMs) {

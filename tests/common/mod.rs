@@ -8,8 +8,14 @@ use quire::corpus::SourceFile;
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
 
+/// The checkout the tests run in. Read when they run (cargo sets it), not when they were compiled: the build
+/// cache is shared between checkouts (a fresh clone's CI run), and a binary another checkout compiled can be
+/// fresh here while its compiled-in path is gone.
 pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from)
+    })
 }
 
 pub fn model_dir() -> PathBuf {

@@ -64,7 +64,7 @@ impl Cot {
         vector: &[f32],
         steps: &mut Vec<Step>,
     ) -> Vec<ScoredChunk> {
-        let found = question.base.retrieve(index, Query { text: &query, vector }, CANDIDATES);
+        let found = question.base.retrieve(index, Query::new(&query, vector), CANDIDATES);
         let fresh: Vec<ScoredChunk> =
             found.iter().filter(|hit| !self.shown.contains(&hit.chunk)).take(STEP_CONTEXT).copied().collect();
         self.shown.extend(fresh.iter().map(|hit| hit.chunk));

@@ -83,7 +83,7 @@ struct Question {
 
 impl Question {
     fn query(&self) -> Query<'_> {
-        Query { text: &self.text, vector: &self.vector }
+        Query::new(&self.text, &self.vector)
     }
 }
 

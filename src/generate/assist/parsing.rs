@@ -6,7 +6,7 @@
 use super::{Embed, Question, json_object, strings, system_and_user};
 use crate::corpus::EntityId;
 use crate::generate::prompt::Message;
-use crate::retrieve::{FUSION_DEPTH, Retrieval, Step, TraceNode, join_with_anchors, nearest};
+use crate::retrieve::{FUSION_DEPTH, Query, Retrieval, Step, TraceNode, join_with_anchors, nearest};
 use crate::store::IndexedCorpus;
 
 /// Names looked up at most (the join starts from five anchors at most).
@@ -42,7 +42,7 @@ pub fn resume(
             Some(&entity) => Some(entity),
             None => {
                 let vector = embed(name)?;
-                nearest(index, &index.rows.entities, &vector, 1).first().map(|hit| hit.row)
+                nearest(index, &index.rows.entities, Query::new(name, &vector), 1).first().map(|hit| hit.row)
             }
         };
         if let Some(entity) = found.filter(|e| !anchors.contains(e)) {
