@@ -237,13 +237,13 @@ fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
 
 /// Retrievers that share one question's searches (as a fused method's do) return exactly what each returns
 /// alone, whichever ran first and however deep each was asked: the shared dense, BM25 and node searches are
-/// told apart by depth and by node kind.
+/// told apart by depth and by node kind. Handed a second question, the same memo searches afresh.
 #[test]
 fn shared_searches_change_no_retriever_result() {
     let index = index();
+    let shared = SharedSearches::default();
     for question in ["Where was the director of Harbor Lights born?", "forests lakes and coastline of Estonia"] {
         let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-        let shared = SharedSearches::default();
         let order: Vec<Retriever> = Retriever::all().collect();
         for depth in [3, 20] {
             for &retriever in order.iter().chain(order.iter().rev()) {

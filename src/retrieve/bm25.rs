@@ -1,5 +1,6 @@
 //! Okapi BM25 retriever (seed 004) over every chunk's contextual text.
 
+use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
@@ -7,7 +8,7 @@ use crate::store::IndexedCorpus;
 pub fn bm25(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
     let search = || index.bm25.search(query.text, k).into_iter().map(ScoredChunk::from).collect();
     match query.shared {
-        Some(shared) => shared.lexical(k, search),
+        Some(shared) => shared.chunks(ChunkList::Lexical, (index, query), k, search),
         None => search(),
     }
 }

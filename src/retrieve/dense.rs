@@ -1,5 +1,6 @@
 //! Vector retriever (seed 000): cosine between the query and every chunk's contextual text.
 
+use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
@@ -10,7 +11,7 @@ pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChu
         hits.into_iter().map(ScoredChunk::from).collect()
     };
     match query.shared {
-        Some(shared) => shared.dense(k, search),
+        Some(shared) => shared.chunks(ChunkList::Dense, (index, query), k, search),
         None => search(),
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::shared::cosines;
 use super::trace::{NodeKind, Step, TraceNode};
 use super::{Query, Retrieval, rank_chunks};
 use crate::corpus::{DocId, EntityId};
@@ -35,12 +36,11 @@ struct Hub {
     paths: Vec<(u32, f32)>,
 }
 
-fn hubs(index: &IndexedCorpus, query: &[f32]) -> Vec<Hub> {
-    let vectors = index.embeddings.vectors();
+fn hubs(index: &IndexedCorpus, query: Query<'_>) -> Vec<Hub> {
     let mut by_hub: HashMap<DocId, Vec<(u32, f32)>> = HashMap::new();
-    for (relation, &row) in index.rows.statements.iter().enumerate() {
+    for (relation, &score) in cosines(index, &index.rows.statements, query).iter().enumerate() {
         let document = index.corpus.relations[relation].document;
-        by_hub.entry(document).or_default().push((relation as u32, vectors.dot(query, row)));
+        by_hub.entry(document).or_default().push((relation as u32, score));
     }
     let mut hubs: Vec<Hub> = by_hub
         .into_iter()
@@ -65,7 +65,7 @@ fn hubs(index: &IndexedCorpus, query: &[f32]) -> Vec<Hub> {
 
 pub fn hub(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus;
-    let hubs = hubs(index, query.vector);
+    let hubs = hubs(index, query);
     let mut steps = vec![Step::seeds(
         "hubs (documents) by the weighted mean of their best paths",
         hubs.iter().map(|h| TraceNode::new(corpus, NodeKind::Page, h.document, h.score)).collect(),

@@ -11,9 +11,19 @@ use super::{Query, ScoredChunk};
 use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
 
-/// One question's searches over one index, kept while its retrievers run.
+/// The chunk lists several retrievers start from.
+#[derive(Clone, Copy)]
+pub(crate) enum ChunkList {
+    Dense,
+    Lexical,
+}
+
+/// One question's searches over one index, kept while its retrievers run. It serves the first index and
+/// question it is asked for; asked for another, it searches afresh rather than answer from the wrong ones.
 #[derive(Default)]
 pub struct SharedSearches {
+    /// Where the index, the query's vector and its text live: what this memo was filled for.
+    owner: std::sync::OnceLock<[usize; 5]>,
     /// By depth.
     dense: Memo<usize, Vec<ScoredChunk>>,
     /// By depth.
@@ -45,27 +55,50 @@ impl<K: std::hash::Hash + Eq, V> Memo<K, V> {
 }
 
 impl SharedSearches {
-    /// The dense retriever's `k` chunks for a question whose searches are kept here, searched by `search`
-    /// the first time.
-    pub(crate) fn dense(&self, k: usize, search: impl FnOnce() -> Vec<ScoredChunk>) -> Vec<ScoredChunk> {
-        self.dense.get(k, search).as_ref().clone()
+    /// Whether this memo serves `query` over `index` (the first pair it was asked for).
+    fn serves(&self, index: &IndexedCorpus, query: Query<'_>) -> bool {
+        let identity = [
+            index as *const IndexedCorpus as usize,
+            query.vector.as_ptr() as usize,
+            query.vector.len(),
+            query.text.as_ptr() as usize,
+            query.text.len(),
+        ];
+        *self.owner.get_or_init(|| identity) == identity
     }
 
-    /// BM25's `k` chunks, as [`Self::dense`].
-    pub(crate) fn lexical(&self, k: usize, search: impl FnOnce() -> Vec<ScoredChunk>) -> Vec<ScoredChunk> {
-        self.lexical.get(k, search).as_ref().clone()
+    /// `list`'s `k` chunks for `query`, searched by `search` unless this memo has them.
+    pub(crate) fn chunks(
+        &self,
+        list: ChunkList,
+        (index, query): (&IndexedCorpus, Query<'_>),
+        k: usize,
+        search: impl FnOnce() -> Vec<ScoredChunk>,
+    ) -> Vec<ScoredChunk> {
+        let memo = match list {
+            ChunkList::Dense => &self.dense,
+            ChunkList::Lexical => &self.lexical,
+        };
+        match self.serves(index, query) {
+            true => memo.get(k, search).as_ref().clone(),
+            false => search(),
+        }
+    }
+}
+
+/// The query's cosine with each of `rows` (embedding rows of one node kind, by node id), computed once per
+/// question where the query shares its searches.
+pub(crate) fn cosines(index: &IndexedCorpus, rows: &[u32], query: Query<'_>) -> Arc<Vec<f32>> {
+    let vectors = index.embeddings.vectors();
+    let scan = || rows.iter().map(|&row| vectors.dot(query.vector, row)).collect();
+    match query.shared.filter(|shared| shared.serves(index, query)) {
+        Some(shared) => shared.cosines.get((rows.as_ptr() as usize, rows.len()), scan),
+        None => Arc::new(scan()),
     }
 }
 
 /// The `k` nodes among `rows` (embedding rows of one node kind, by node id) nearest the query's vector, as
 /// hits whose `row` is the node id. An exact scan: node kinds other than chunks are small next to the chunks.
 pub(crate) fn nearest(index: &IndexedCorpus, rows: &[u32], query: Query<'_>, k: usize) -> Vec<Hit> {
-    let vectors = index.embeddings.vectors();
-    let cosine = |row: u32| vectors.dot(query.vector, row);
-    let Some(shared) = query.shared else {
-        return top_k(rows.iter().enumerate().map(|(id, &row)| Hit { row: id as u32, score: cosine(row) }), k);
-    };
-    let cosines =
-        shared.cosines.get((rows.as_ptr() as usize, rows.len()), || rows.iter().map(|&row| cosine(row)).collect());
-    top_k(cosines.iter().enumerate().map(|(id, &score)| Hit { row: id as u32, score }), k)
+    top_k(cosines(index, rows, query).iter().enumerate().map(|(id, &score)| Hit { row: id as u32, score }), k)
 }

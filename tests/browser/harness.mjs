@@ -90,9 +90,14 @@ export async function queryTimes(page, queries, warmUp = 0) {
   const measured = await page.evaluate(async (questions) => {
     const frame = () => new Promise((next) => requestAnimationFrame(next));
     const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
-    const shown = (text) => new Promise((done) => {
+    // Resolves when the results for `text` arrive; fails with what the page says if none come in a minute.
+    const shown = (text) => new Promise((done, fail) => {
       const answered = () => document.querySelector("#results")?.dataset.query === text;
-      const observer = new MutationObserver(() => { if (answered()) { observer.disconnect(); done(); } });
+      const observer = new MutationObserver(() => { if (answered()) { observer.disconnect(); clearTimeout(timer); done(); } });
+      const timer = setTimeout(() => {
+        observer.disconnect();
+        fail(new Error(`no results for ${JSON.stringify(text)}: ${document.querySelector("#notice, #status")?.textContent}`));
+      }, 60_000);
       observer.observe(document.body, { subtree: true, childList: true, attributes: true });
     });
     const times = [];
@@ -157,7 +162,10 @@ export async function profileWorkers(context, page, intervalUs = 100) {
   const toWorker = (sessionId, method, params = {}) => new Promise((ok, fail) => {
     const id = nextId++;
     pending.set(id, { ok, fail });
-    cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) });
+    cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) }).catch((e) => {
+      pending.delete(id);
+      fail(e);
+    });
   });
   cdp.on("Target.receivedMessageFromTarget", ({ message }) => {
     const reply = JSON.parse(message);
@@ -167,17 +175,36 @@ export async function profileWorkers(context, page, intervalUs = 100) {
     pending.delete(reply.id);
     if (reply.error) waiting.fail(new Error(reply.error.message)); else waiting.ok(reply.result);
   });
+  // Workers attached while profiling is on start profiling as they attach; `stop` stops only the started.
+  const started = new Set();
+  let profiling = false;
   cdp.on("Target.attachedToTarget", async ({ sessionId }) => {
     sessions.push(sessionId);
-    await toWorker(sessionId, "Profiler.enable");
-    await toWorker(sessionId, "Profiler.setSamplingInterval", { interval: intervalUs });
-    await toWorker(sessionId, "Runtime.runIfWaitingForDebugger");
+    try {
+      await toWorker(sessionId, "Profiler.enable");
+      await toWorker(sessionId, "Profiler.setSamplingInterval", { interval: intervalUs });
+      if (profiling) await toWorker(sessionId, "Profiler.start").then(() => started.add(sessionId));
+    } finally {
+      await toWorker(sessionId, "Runtime.runIfWaitingForDebugger").catch(() => {});
+    }
+  });
+  cdp.on("Target.detachedFromTarget", ({ sessionId }) => {
+    if (sessions.includes(sessionId)) sessions.splice(sessions.indexOf(sessionId), 1);
+    started.delete(sessionId);
   });
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   return {
     marked,
-    start: () => Promise.all(sessions.map((s) => toWorker(s, "Profiler.start"))),
-    stop: async () => (await Promise.all(sessions.map((s) => toWorker(s, "Profiler.stop")))).map((r) => r.profile),
+    start: async () => {
+      profiling = true;
+      await Promise.all(sessions.map((s) => toWorker(s, "Profiler.start").then(() => started.add(s))));
+    },
+    stop: async () => {
+      profiling = false;
+      const stopped = await Promise.all([...started].map((s) => toWorker(s, "Profiler.stop")));
+      started.clear();
+      return stopped.map((r) => r.profile);
+    },
   };
 }
 
@@ -196,7 +223,8 @@ export function profileTimes(profile) {
   const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms);
   profile.samples.forEach((id, i) => {
     if (name(id) === "(idle)") return;
-    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    // A sample stands for the time until the next one (as DevTools counts it).
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     add(self, name(id), ms);
     const seen = new Set();
     for (let at = id; at !== undefined; at = parent.get(at)) seen.add(name(at));
