@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
-# fusion's inference in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
+# fusion's inference and the matrix kernel in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
 # the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
 # then the embedder comparison's page against a build with the measuring mode, checking both embedders agree,
 # and that the profilers (embedding, a question) and the HNSW benchmark page still run.
@@ -17,9 +17,10 @@ echo "== formatting"
 cargo fmt --check
 echo "== native tests"
 cargo test --locked
-echo "== learned fusion's inference in wasm32 (Node) against the natively recorded scores"
+echo "== wasm32 (Node): learned fusion's inference against the natively recorded scores; Quire's matrix kernel"
+echo "   against tract's own, and the embedder against the natively recorded embeddings"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --locked --target wasm32-unknown-unknown --test fusion_inference
+  cargo test --locked --target wasm32-unknown-unknown --test fusion_inference --test wasm_kernel
 echo "== metrics against trec_eval"
 "${QUIRE_VENV:-$HOME/.cache/quire/venv}/bin/python" scripts/check_trec_eval.py "$CARGO_TARGET_DIR/debug/quire" tests/fixtures/scifact-subset
 echo "== wasm build"
@@ -31,6 +32,8 @@ cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
 echo "== Quire's embedder and onnxruntime-web agree (the benchmark page runs; no timing checked)"
 node compare.mjs 4 1 --check
+echo "== the embedding pool, with the engine worker embedding too, gives every text the engine worker's vector"
+node bench.mjs 40 1 32 1 --check
 echo "== the profilers and the HNSW benchmark page still run (small sizes; no timing checked)"
 node profile-embed.mjs 4 > /dev/null
 node profile-query.mjs --questions 3 > /dev/null

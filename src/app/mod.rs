@@ -166,7 +166,8 @@ async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes>, V
     (files, unreadable)
 }
 
-/// The measurement the address asks for: `?bench=embed&count=N&tokens=T&workers=W` or `?bench=hnsw&count=N`.
+/// The measurement the address asks for: `?bench=embed&count=N&tokens=T&workers=W&here=1` or
+/// `?bench=hnsw&count=N`.
 #[cfg(feature = "bench")]
 fn requested_benchmark() -> Option<protocol::Benchmark> {
     let number = |name: &str, default: usize| {
@@ -175,7 +176,8 @@ fn requested_benchmark() -> Option<protocol::Benchmark> {
     match browser::query_parameter("bench")?.as_str() {
         "embed" => {
             let (count, tokens, workers) = (number("count", 32), number("tokens", 128), number("workers", 0));
-            Some(protocol::Benchmark::Embed { count, tokens, workers })
+            let here = number("here", 0) == 1;
+            Some(protocol::Benchmark::Embed { count, tokens, workers, here })
         }
         "hnsw" => Some(protocol::Benchmark::Hnsw { vectors: number("count", 10_000) }),
         _ => None,

@@ -1,10 +1,11 @@
-//! The embedding pool: as many workers as the device has cores, each with its own model, so that embedding
-//! a large upload scales with cores (wasm32 has no threads of its own here). The engine worker owns the
-//! pool and hands out batches of texts, longest first so that each batch pads little; results are put back
-//! in the order the texts came. This file holds both ends: [`Pool`] in the engine worker, and
-//! [`serve_embedding`] in each pool worker.
+//! The embedding pool: workers that each hold a model, so that embedding a large upload scales with cores
+//! (wasm32 has no threads of its own here). The engine worker owns the pool, hands out jobs of texts
+//! (longest first, so that each job pads little) and embeds jobs itself between handing them out: it already
+//! holds a model, and it is the fastest embedder of the tab (docs/BENCHMARKS.md), so the pool has one worker
+//! fewer than the device has cores. Results are put back in the order the texts came. This file holds both
+//! ends: [`Pool`] in the engine worker, and [`serve_embedding`] in each pool worker.
 
-use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures_channel::mpsc::{TryRecvError, UnboundedReceiver, UnboundedSender, unbounded};
 use futures_util::StreamExt;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -18,6 +19,9 @@ use super::worker::load_embedder;
 
 /// Texts per job: the embedder's own batch size, so one job is one inference call.
 const TEXTS_PER_JOB: usize = 16;
+/// Jobs a pool worker holds at once while the engine worker embeds too: one running and one waiting, so that
+/// it does not wait for the engine worker to hand out the next while that embeds a job of its own.
+const JOBS_PER_WORKER: usize = 2;
 /// Each worker holds a model (tens of MB once planned); more than this costs memory for little gain.
 const MAX_WORKERS: usize = 8;
 /// The role `main` takes in a worker of the pool.
@@ -32,9 +36,16 @@ enum Event {
 struct Member {
     worker: Worker,
     ready: bool,
-    busy: bool,
+    /// Jobs sent and not answered yet.
+    jobs: usize,
     _listeners: Listeners,
 }
+
+/// Embeds texts where the pool is driven from (the engine worker's own model).
+pub type EmbedHere<'a> = &'a dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, String>;
+
+/// A finished job: its id, and its vectors or why there are none.
+type Answer = (u32, Result<Vec<Vec<f32>>, String>);
 
 pub struct Pool {
     members: Vec<Member>,
@@ -43,11 +54,12 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool of one worker per core (at most [`MAX_WORKERS`]).
+    /// A pool of one worker per core but one (the engine worker embeds too), at least one, at most
+    /// [`MAX_WORKERS`].
     pub fn for_this_device() -> Pool {
         let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
         let cores = scope.navigator().hardware_concurrency() as usize;
-        Pool::new(cores.clamp(1, MAX_WORKERS))
+        Pool::new(cores.saturating_sub(1).clamp(1, MAX_WORKERS))
     }
 
     /// Starts `size` workers; each loads its model while the caller goes on.
@@ -66,16 +78,18 @@ impl Pool {
         Ok(())
     }
 
-    /// Embeds every text `builder` still needs; `false` when `cancelled` said so first, with nothing taken.
+    /// Embeds every text `builder` still needs, here too when `here` is given; `false` when `cancelled`
+    /// said so first, with nothing taken.
     pub async fn embed(
         &mut self,
         builder: &mut IndexBuilder,
+        here: Option<EmbedHere<'_>>,
         cancelled: &dyn Fn() -> bool,
         progress: &dyn Fn(usize),
     ) -> Result<bool, String> {
         let texts = builder.texts_to_embed().to_vec();
         let already = builder.embedded();
-        let Some(vectors) = self.embed_texts(&texts, cancelled, &|done| progress(already + done)).await? else {
+        let Some(vectors) = self.embed_texts(&texts, here, cancelled, &|done| progress(already + done)).await? else {
             return Ok(false);
         };
         builder.accept_next(vectors).map_err(|e| e.to_string())?;
@@ -83,37 +97,46 @@ impl Pool {
     }
 
     /// One vector per text, in order; `None` when `cancelled` said so. `progress` hears how many are done.
+    /// With `here`, the caller embeds a job itself whenever every ready worker holds its share of jobs;
+    /// before the workers have their models, it embeds alone.
     pub async fn embed_texts(
         &mut self,
         texts: &[String],
+        here: Option<EmbedHere<'_>>,
         cancelled: &dyn Fn() -> bool,
         progress: &dyn Fn(usize),
     ) -> Result<Option<Vec<Vec<f32>>>, String> {
-        if self.members.is_empty() {
+        if self.members.is_empty() && here.is_none() {
             return Err("no embedding worker could be started".into());
         }
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
         let jobs: Vec<&[usize]> = order.chunks(TEXTS_PER_JOB).collect();
+        let job_texts = |job: usize| -> Vec<String> { jobs[job].iter().map(|&i| texts[i].clone()).collect() };
         let mut vectors = vec![Vec::new(); texts.len()];
-        let mut in_flight = std::collections::HashMap::new();
+        let mut sent = std::collections::HashMap::new();
         let (mut next, mut done) = (0, 0);
         while done < texts.len() {
             if cancelled() {
                 // Jobs still running finish in their workers; their answers are recognised as stale and dropped.
                 return Ok(None);
             }
-            for member in self.members.iter_mut().filter(|m| m.ready && !m.busy) {
-                let Some(job) = jobs.get(next) else { break };
-                let id = self.next_job;
-                self.next_job = self.next_job.wrapping_add(1);
-                member.send(&EmbedJob { id, texts: job.iter().map(|&i| texts[i].clone()).collect() })?;
-                in_flight.insert(id, next);
-                next += 1;
+            next = self.hand_out(next, jobs.len(), here.is_some(), &job_texts, &mut sent)?;
+            let mut finished = Vec::new();
+            match (here, next < jobs.len()) {
+                (Some(embed), true) => {
+                    let texts = job_texts(next);
+                    finished.push((next, embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())?));
+                    next += 1;
+                    // The workers' answers reach this worker only while it yields.
+                    super::browser::next_tick().await;
+                    while let Some(answer) = self.waiting_event()? {
+                        finished.extend(answer.and_then(|a| claim(a, &mut sent)).transpose()?);
+                    }
+                }
+                _ => finished.extend(self.next_event().await?.and_then(|a| claim(a, &mut sent)).transpose()?),
             }
-            if let Some((id, embedded)) = self.next_event().await? {
-                let Some(job) = in_flight.remove(&id) else { continue };
-                let embedded = embedded?;
+            for (job, embedded) in finished {
                 for (&i, vector) in jobs[job].iter().zip(embedded) {
                     vectors[i] = vector;
                 }
@@ -124,17 +147,57 @@ impl Pool {
         Ok(Some(vectors))
     }
 
-    /// Takes in the next thing a worker said; a finished job comes back as (job id, its vectors).
-    async fn next_event(&mut self) -> Result<Option<(u32, Result<Vec<Vec<f32>>, String>)>, String> {
+    /// Sends jobs from `next` on (of `count`) to every ready worker holding fewer than its share; returns
+    /// the next job not sent. A worker holds a waiting job only while the engine worker embeds too
+    /// (`here`) and more jobs are left than there are embedders: at the end every embedder takes one job
+    /// at a time, so that none is left with two while another has none.
+    fn hand_out(
+        &mut self,
+        mut next: usize,
+        count: usize,
+        here: bool,
+        job_texts: &dyn Fn(usize) -> Vec<String>,
+        sent: &mut std::collections::HashMap<u32, usize>,
+    ) -> Result<usize, String> {
+        let embedders = self.members.iter().filter(|m| m.ready).count() + usize::from(here);
+        for member in self.members.iter_mut().filter(|m| m.ready) {
+            let share = |next: usize| if here && count - next > embedders { JOBS_PER_WORKER } else { 1 };
+            while next < count && member.jobs < share(next) {
+                let id = self.next_job;
+                self.next_job = self.next_job.wrapping_add(1);
+                member.send(&EmbedJob { id, texts: job_texts(next) })?;
+                sent.insert(id, next);
+                next += 1;
+            }
+        }
+        Ok(next)
+    }
+
+    /// Waits for the next thing a worker says; a finished job comes back as its answer.
+    async fn next_event(&mut self) -> Result<Option<Answer>, String> {
         let Some((member, event)) = self.events.next().await else {
             return Err("the embedding workers are gone".into());
         };
+        self.take(member, event)
+    }
+
+    /// What a worker said that is already waiting, if anything: `Some(None)` for a message that is no answer.
+    fn waiting_event(&mut self) -> Result<Option<Option<Answer>>, String> {
+        match self.events.try_recv() {
+            Ok((member, event)) => self.take(member, event).map(Some),
+            Err(TryRecvError::Closed) => Err("the embedding workers are gone".into()),
+            Err(TryRecvError::Empty) => Ok(None),
+        }
+    }
+
+    /// Takes in what worker `member` said.
+    fn take(&mut self, member: usize, event: Event) -> Result<Option<Answer>, String> {
         let member = &mut self.members[member];
         match event {
             Event::Said(Ok(FromEmbedder::Ready(Ok(())))) => member.ready = true,
             Event::Said(Ok(FromEmbedder::Ready(Err(reason)))) => return Err(reason),
             Event::Said(Ok(FromEmbedder::Done { id, vectors })) => {
-                member.busy = false;
+                member.jobs = member.jobs.saturating_sub(1);
                 return Ok(Some((id, vectors)));
             }
             Event::Said(Err(reason)) | Event::Failed(reason) => {
@@ -143,6 +206,14 @@ impl Pool {
         }
         Ok(None)
     }
+}
+
+/// The job an answer finishes, with its vectors; `None` for an answer to a job of an earlier, cancelled call.
+fn claim(
+    (id, vectors): Answer,
+    sent: &mut std::collections::HashMap<u32, usize>,
+) -> Option<Result<(usize, Vec<Vec<f32>>), String>> {
+    sent.remove(&id).map(|job| vectors.map(|v| (job, v)))
 }
 
 impl Member {
@@ -157,13 +228,13 @@ impl Member {
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Member { worker, ready: false, busy: false, _listeners: (on_message, on_error) })
+        Ok(Member { worker, ready: false, jobs: 0, _listeners: (on_message, on_error) })
     }
 
     fn send(&mut self, job: &EmbedJob) -> Result<(), String> {
         let (bytes, transfer) = to_js(job);
         self.worker.post_message_with_transfer(&bytes, &transfer).map_err(super::browser::describe)?;
-        self.busy = true;
+        self.jobs += 1;
         Ok(())
     }
 }

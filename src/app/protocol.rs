@@ -66,8 +66,8 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Benchmark {
     /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
-    /// (0: the engine worker alone).
-    Embed { count: usize, tokens: usize, workers: usize },
+    /// (0: the engine worker alone), the engine worker embedding its share too when `here`.
+    Embed { count: usize, tokens: usize, workers: usize, here: bool },
     /// Building the HNSW index over `vectors` synthetic vectors (`bench::ClusteredVectors`) with the
     /// shipped parameters, then its query time and recall@10 against exact search.
     Hnsw { vectors: usize },

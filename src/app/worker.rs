@@ -169,8 +169,8 @@ async fn handle(request: Request) -> Result<Reply, String> {
             evaluate(request).await.map(Reply::Evaluation)
         }
         #[cfg(feature = "bench")]
-        Request::Benchmark(Benchmark::Embed { count, tokens, workers }) => {
-            benchmark(count, tokens, workers).await.map(Reply::Benchmark)
+        Request::Benchmark(Benchmark::Embed { count, tokens, workers, here }) => {
+            benchmark(count, tokens, workers, here).await.map(Reply::Benchmark)
         }
         #[cfg(feature = "bench")]
         Request::Benchmark(Benchmark::Hnsw { vectors }) => Ok(Reply::Benchmark(benchmark_hnsw(vectors))),
@@ -269,7 +269,7 @@ async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
     tell(0);
     if total >= POOL_THRESHOLD {
         let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
-        let embedded = pool.embed(builder, &|| CANCELLED.get(), &tell).await;
+        let embedded = pool.embed(builder, Some(&embed_here), &|| CANCELLED.get(), &tell).await;
         // A pool that failed is dropped (its workers end with it); the next large update starts a new one.
         if embedded.is_ok() {
             with_engine(|engine| engine.pool = Some(pool))?;
@@ -285,6 +285,11 @@ async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
         tell(builder.embedded());
     }
     Ok(true)
+}
+
+/// Embeds with the engine's own model: the engine worker's share of a pool's jobs.
+fn embed_here(texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+    with_engine(|engine| engine.embedder.embed(texts).map_err(|e| e.to_string()))?
 }
 
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
@@ -484,9 +489,10 @@ fn benchmark_hnsw(vectors: usize) -> String {
 }
 
 /// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
-/// or through a pool of `workers` embedding workers, each with its own model.
+/// or through a pool of `workers` embedding workers, each with its own model, this worker embedding its
+/// share too when `here` (as the app indexes).
 #[cfg(feature = "bench")]
-async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String, String> {
+async fn benchmark(count: usize, tokens: usize, workers: usize, here: bool) -> Result<String, String> {
     if workers == 0 {
         return with_engine(|engine| {
             let embedder = &engine.embedder;
@@ -514,10 +520,21 @@ async fn benchmark(count: usize, tokens: usize, workers: usize) -> Result<String
     let mut pool = Pool::new(workers);
     pool.ready().await?;
     let started = browser::now_ms();
-    let vectors = pool.embed_texts(&texts, &|| false, &|_| {}).await?.unwrap_or_default();
+    let here = here.then_some(&embed_here as super::pool::EmbedHere<'_>);
+    let vectors = pool.embed_texts(&texts, here, &|| false, &|_| {}).await?.unwrap_or_default();
     let milliseconds = browser::now_ms() - started;
+    // The pool must give each text the vector this worker gives it, in the texts' order.
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let alone = embed_here(&refs)?;
+    let agreement = vectors
+        .iter()
+        .zip(&alone)
+        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+        .fold(if vectors.len() == alone.len() { f32::INFINITY } else { 0.0 }, f32::min);
     Ok(serde_json::json!({
         "workers": workers,
+        "engine_embeds": here.is_some(),
+        "agreement": agreement,
         "sequences": vectors.len(),
         "tokens_per_sequence": tokens,
         "ms_per_sequence": milliseconds / count as f64,

@@ -10,6 +10,8 @@ use crate::corpus::TokenCounter;
 
 mod lookup;
 mod plans;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub mod wasm_kernel;
 use plans::{PER_SHAPE, Plans, padded_length};
 
 /// Which model produced a set of vectors; a snapshot is only queried with the same model.
@@ -106,6 +108,8 @@ impl MiniLmEmbedder {
         counting.with_truncation(None).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         counting.with_padding(None);
         let typed = read_model(model, true).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        wasm_kernel::keep_registered();
         let input_order = input_order(&typed)?;
         let plans = Plans::new(typed)?;
         // A query's shape, built now: it checks the model, and the first question does not wait for it.
