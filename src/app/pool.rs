@@ -17,7 +17,7 @@ use crate::store::IndexBuilder;
 use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, post_to_parent, to_js};
 use super::worker::load_embedder;
 
-/// Texts per job: the embedder's own batch size, so one job is one inference call.
+/// Texts in the largest job: the embedder's own batch size, so one job is at most one inference call.
 const TEXTS_PER_JOB: usize = 16;
 /// Jobs a pool worker holds at once while the engine worker embeds too: one running and one waiting, so that
 /// it does not wait for the engine worker to hand out the next while that embeds a job of its own.
@@ -46,6 +46,8 @@ pub type EmbedHere<'a> = &'a dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, String>;
 
 /// A finished job: its id, and its vectors or why there are none.
 type Answer = (u32, Result<Vec<Vec<f32>>, String>);
+/// A finished job by its place in the call's list of jobs, with its vectors.
+type Finished = (usize, Vec<Vec<f32>>);
 
 pub struct Pool {
     members: Vec<Member>,
@@ -109,9 +111,11 @@ impl Pool {
         if self.members.is_empty() && here.is_none() {
             return Err("no embedding worker could be started".into());
         }
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
-        let jobs: Vec<&[usize]> = order.chunks(TEXTS_PER_JOB).collect();
+        // In wasm32 a batch embeds no faster per text than single texts (docs/BENCHMARKS.md), so jobs may
+        // shrink to one text at the end, where they keep the embedders finishing together.
+        let lengths: Vec<usize> = texts.iter().map(String::len).collect();
+        let embedders = self.members.len() + usize::from(here.is_some());
+        let jobs = crate::embed::jobs::longest_first(&lengths, embedders, 1, TEXTS_PER_JOB);
         let job_texts = |job: usize| -> Vec<String> { jobs[job].iter().map(|&i| texts[i].clone()).collect() };
         let mut vectors = vec![Vec::new(); texts.len()];
         let mut sent = std::collections::HashMap::new();
@@ -209,10 +213,7 @@ impl Pool {
 }
 
 /// The job an answer finishes, with its vectors; `None` for an answer to a job of an earlier, cancelled call.
-fn claim(
-    (id, vectors): Answer,
-    sent: &mut std::collections::HashMap<u32, usize>,
-) -> Option<Result<(usize, Vec<Vec<f32>>), String>> {
+fn claim((id, vectors): Answer, sent: &mut std::collections::HashMap<u32, usize>) -> Option<Result<Finished, String>> {
     sent.remove(&id).map(|job| vectors.map(|v| (job, v)))
 }
 

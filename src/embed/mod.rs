@@ -8,6 +8,7 @@ use tract_onnx::prelude::*;
 
 use crate::corpus::TokenCounter;
 
+pub mod jobs;
 mod lookup;
 mod plans;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

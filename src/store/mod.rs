@@ -288,9 +288,9 @@ impl IndexBuilder {
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         const BATCH: usize = 32;
         let pending = &self.pending[self.embedded..];
-        let mut order: Vec<usize> = (0..pending.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(pending[i].len()));
-        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
+        // Full batches throughout: natively a batch of 16 embeds faster per text than single texts.
+        let lengths: Vec<usize> = pending.iter().map(String::len).collect();
+        let batches = crate::embed::jobs::longest_first(&lengths, threads, BATCH, BATCH);
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let vectors: Mutex<Vec<Vec<f32>>> = Mutex::new(vec![Vec::new(); pending.len()]);

@@ -72,7 +72,8 @@ try {
       const row = (name, o, q) => console.log(`| ${run.round + 1} | ${name} | ${f(o)} | ${f(q)} | ${(o / q).toFixed(2)} |`);
       row("one thread, one at a time", run.ort.unbatched, run.quire.unbatched);
       row("one thread, batched by 16", run.ort.batched, run.quire.batched);
-      row(`at its best (${cores} threads / engine + ${Math.max(cores - 1, 1)} workers), batched`, run.ort.threadedBatched, run.quire.pool);
+      const workers = Math.max(cores - 1, 1);
+      row(`at its best (${cores} threads / engine + ${workers} worker${workers === 1 ? "" : "s"})`, run.ort.threadedBatched, run.quire.pool);
     }
     console.log(`\nlowest cosine between the two embedders' outputs: ${Math.min(...runs.map((r) => r.agreement)).toFixed(6)}`);
     console.log(JSON.stringify(runs, null, 2));
