@@ -10,6 +10,7 @@ scikit-learn PyStemmer`). Nothing here is part of Quire: the point is to measure
 
     fusion_lab.py sentences DUMP      # writes DUMP/sentences.jsonl (+ .meta) for embed_lines
     fusion_lab.py rows DUMP           # every row below
+    fusion_lab.py documents DUMP      # fusion and BM25 at document level
 """
 import gzip
 import json
@@ -42,12 +43,12 @@ class Dump:
             vectors = np.fromfile(self.dir / "sentences.f32", dtype="<f4").reshape(len(meta), -1)
             self.sentences = (meta, vectors)
 
-    def questions(self, split):
+    def questions(self, split, depth=DEPTH):
         out = []
         for line in open(self.dir / f"{split}.jsonl"):
             q = json.loads(line)
             q["vector"] = np.array(q["vector"], dtype=np.float32)
-            q["lists"] = {k: [(int(c), float(s)) for c, s in v][:DEPTH] for k, v in q["lists"].items()}
+            q["lists"] = {k: [(int(c), float(s)) for c, s in v][:depth] for k, v in q["lists"].items()}
             out.append(q)
         return out
 
@@ -201,6 +202,46 @@ def sentence_dense(dump, q):
     return sorted(chunks.items(), key=lambda x: -x[1])[:DEPTH]
 
 
+def document_bm25(dump, k1, b):
+    """BM25 over whole documents (title once, then every chunk's text), as the reference runs index them; a
+    document's score is given to each of its chunks."""
+    documents = defaultdict(list)
+    for doc, text in zip(dump.docs, dump.texts):
+        title, _, body = text.partition("\n")
+        documents[doc] = documents[doc] or [title]
+        documents[doc].append(body)
+    ids = list(documents)
+    index = Bm25([" ".join(parts) for parts in documents.values()], k1, b)
+
+    def ranked(q):
+        scores = index.scores(Counter(index.terms(q["text"])))
+        return [(c, float(scores[i])) for i in np.argsort(-scores)[:DEPTH] for c in dump.doc_chunks[ids[i]]]
+
+    return ranked
+
+
+def document_maxima(dump, ranked, candidates):
+    """Each candidate chunk given its document's best score in `ranked`, standardised over the candidates."""
+    best = {}
+    for chunk, score in ranked:
+        best[dump.docs[chunk]] = max(score, best.get(dump.docs[chunk], -math.inf))
+    low = min(best.values())
+    return standardised([(c, best.get(dump.docs[c], low)) for c in candidates], candidates)
+
+
+def document_zsum(dump, lists, depth):
+    """Fusion at document level: each list's documents scored by their best chunk among its top `depth`,
+    standardised over the candidate documents and summed; the sum goes to each document's first chunk."""
+    per_document = []
+    for ranked in lists:
+        best = {}
+        for chunk, score in ranked[:depth]:
+            best[dump.docs[chunk]] = max(score, best.get(dump.docs[chunk], -math.inf))
+        per_document.append(list(best.items()))
+    fused = zsum(per_document)
+    return {dump.doc_chunks[doc][0]: score for doc, score in fused.items()}
+
+
 # ---- rows -------------------------------------------------------------------------------------------------
 def evaluate(dump, questions, rank):
     return [ndcg10(rank_documents(rank(q), dump.docs), q["relevant"]) for q in questions]
@@ -212,15 +253,21 @@ def print_row(split, name, values, baseline):
     print(f"{split:5}  {name:48} {np.mean(values):.3f}  {mean:+.3f} [{low:+.3f}, {high:+.3f}]{star}")
 
 
-def learned_rows(dump, splits, names, product_dims=False):
+def learned_rows(dump, splits, names, product_dims=False, made=None, document_maxima_of=()):
     """Logistic regression (class-balanced) on train over standardised lists (and optionally each dimension
-    of query ⊙ chunk vector, standardised per question): what a learned fusion of these inputs can reach."""
+    of query ⊙ chunk vector, standardised per question): what a learned fusion of these inputs can reach.
+    `made` computes lists the dump does not hold (name → function of the question); `document_maxima_of`
+    adds, for those lists, each candidate's document's best score as one more input."""
     from sklearn.linear_model import LogisticRegression
 
+    made = {"sentence": lambda q: sentence_dense(dump, q)} | (made or {})
+
     def features(q):
-        lists = {n: sentence_dense(dump, q) if n == "sentence" else q["lists"][n] for n in names}
+        lists = {n: made[n](q) if n in made else q["lists"][n] for n in names}
         candidates = sorted({c for ranked in lists.values() for c, _ in ranked})
-        x = np.stack([standardised(lists[n], candidates) for n in names], 1)
+        columns = [standardised(lists[n], candidates) for n in names]
+        columns += [document_maxima(dump, lists[n], candidates) for n in document_maxima_of]
+        x = np.stack(columns, 1)
         if product_dims:
             p = dump.vectors[candidates] * q["vector"][None, :]
             x = np.hstack([x, (p - p.mean(0)) / (p.std(0) + 1e-6)])
@@ -279,9 +326,51 @@ def rows(folder):
         print_row("test", name, learned_rows(dump, splits, names, product_dims), baselines["test"])
 
 
+def document_rows(folder):
+    """Fusion at document level, and BM25 over whole documents: the reference runs score documents, Quire
+    scores chunks and ranks a document by its best chunk."""
+    dump = Dump(folder)
+    splits = {s: dump.questions(s, depth=1000) for s in ("train", "test")}
+    variants = {(k1, b): document_bm25(dump, k1, b) for k1, b in ((1.2, 0.75), (0.9, 0.4), (1.5, 0.75), (1.2, 0.9))}
+    print(f"{'split':5}  {'method':48} nDCG@10  against zsum, paired 95 % interval")
+    for split, questions in splits.items():
+        hybrid = lambda q: [q["lists"]["dense"][:DEPTH], q["lists"]["bm25"][:DEPTH]]  # noqa: E731
+        baseline = evaluate(dump, questions, lambda q: zsum(hybrid(q)))
+        methods = {"zsum": lambda q: zsum(hybrid(q))}
+        for depth in (100, 300, 1000):
+            methods[f"zsum at document level, lists {depth} chunks deep"] = (
+                lambda q, depth=depth: document_zsum(dump, [q["lists"]["dense"], q["lists"]["bm25"]], depth)
+            )
+        for (k1, b), ranked in variants.items():
+            methods[f"document BM25 (k1 {k1}, b {b})"] = lambda q, ranked=ranked: dict(ranked(q))
+            methods[f"zsum(dense, document BM25 {k1}/{b})"] = lambda q, ranked=ranked: zsum([q["lists"]["dense"][:DEPTH], ranked(q)])
+            methods[f"zsum(dense, bm25, document BM25 {k1}/{b})"] = lambda q, ranked=ranked: zsum(hybrid(q) + [ranked(q)])
+        for name, rank in methods.items():
+            print_row(split, name, evaluate(dump, questions, rank), baseline)
+    for split in splits:
+        splits[split] = dump.questions(split)
+    baseline = evaluate(dump, splits["test"], lambda q: zsum([q["lists"]["dense"], q["lists"]["bm25"]]))
+    made = {"document bm25": variants[(0.9, 0.4)]}
+    learned = {
+        "learned: dense, bm25, their documents' best": (["dense", "bm25"], ["dense", "bm25"]),
+        "learned: dense, bm25, document BM25 0.9/0.4": (["dense", "bm25", "document bm25"], []),
+        "learned: dense, bm25, sentences, document BM25": (["dense", "bm25", "sentence", "document bm25"], []),
+        "learned: + community, documents' best": (
+            ["dense", "bm25", "sentence", "document bm25", "community"],
+            ["dense", "bm25"],
+        ),
+    }
+    for name, (names, maxima) in learned.items():
+        if "sentence" in names and not dump.sentences:
+            continue
+        print_row("test", name, learned_rows(dump, splits, names, made=made, document_maxima_of=maxima), baseline)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "rows":
         rows(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "documents":
+        document_rows(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "sentences":
         write_sentences(Path(__file__).resolve().parent.parent / "datasets/scifact/corpus.jsonl.gz", sys.argv[2])
     else:

@@ -129,8 +129,8 @@ impl Pool {
             let mut finished = Vec::new();
             match (here, next < jobs.len()) {
                 (Some(embed), true) => {
-                    let texts = job_texts(next);
-                    finished.push((next, embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())?));
+                    let own: Vec<&str> = jobs[next].iter().map(|&i| texts[i].as_str()).collect();
+                    finished.push((next, embed(&own)?));
                     next += 1;
                     // The workers' answers reach this worker only while it yields.
                     super::browser::next_tick().await;
