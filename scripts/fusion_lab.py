@@ -347,8 +347,9 @@ def document_rows(folder):
             methods[f"zsum(dense, bm25, document BM25 {k1}/{b})"] = lambda q, ranked=ranked: zsum(hybrid(q) + [ranked(q)])
         for name, rank in methods.items():
             print_row(split, name, evaluate(dump, questions, rank), baseline)
-    for split in splits:
-        splits[split] = dump.questions(split)
+    for questions in splits.values():  # back to the depth every other row fuses
+        for q in questions:
+            q["lists"] = {name: ranked[:DEPTH] for name, ranked in q["lists"].items()}
     baseline = evaluate(dump, splits["test"], lambda q: zsum([q["lists"]["dense"], q["lists"]["bm25"]]))
     made = {"document bm25": variants[(0.9, 0.4)]}
     learned = {

@@ -116,7 +116,6 @@ impl Pool {
         let lengths: Vec<usize> = texts.iter().map(String::len).collect();
         let embedders = self.members.len() + usize::from(here.is_some());
         let jobs = crate::embed::jobs::longest_first(&lengths, embedders, 1, TEXTS_PER_JOB);
-        let job_texts = |job: usize| -> Vec<String> { jobs[job].iter().map(|&i| texts[i].clone()).collect() };
         let mut vectors = vec![Vec::new(); texts.len()];
         let mut sent = std::collections::HashMap::new();
         let (mut next, mut done) = (0, 0);
@@ -125,7 +124,7 @@ impl Pool {
                 // Jobs still running finish in their workers; their answers are recognised as stale and dropped.
                 return Ok(None);
             }
-            next = self.hand_out(next, jobs.len(), here.is_some(), &job_texts, &mut sent)?;
+            next = self.hand_out(next, &jobs, texts, here.is_some(), &mut sent)?;
             let mut finished = Vec::new();
             match (here, next < jobs.len()) {
                 (Some(embed), true) => {
@@ -151,25 +150,25 @@ impl Pool {
         Ok(Some(vectors))
     }
 
-    /// Sends jobs from `next` on (of `count`) to every ready worker holding fewer than its share; returns
-    /// the next job not sent. A worker holds a waiting job only while the engine worker embeds too
-    /// (`here`) and more jobs are left than there are embedders: at the end every embedder takes one job
-    /// at a time, so that none is left with two while another has none.
+    /// Sends `jobs` (indices into `texts`) from `next` on to every ready worker holding fewer than its
+    /// share; returns the next job not sent. A worker holds a waiting job only while the engine worker
+    /// embeds too (`here`) and more jobs are left than there are embedders: at the end every embedder takes
+    /// one job at a time, so that none is left with two while another has none.
     fn hand_out(
         &mut self,
         mut next: usize,
-        count: usize,
+        jobs: &[Vec<usize>],
+        texts: &[String],
         here: bool,
-        job_texts: &dyn Fn(usize) -> Vec<String>,
         sent: &mut std::collections::HashMap<u32, usize>,
     ) -> Result<usize, String> {
-        let embedders = self.members.iter().filter(|m| m.ready).count() + usize::from(here);
+        let (count, embedders) = (jobs.len(), self.members.iter().filter(|m| m.ready).count() + usize::from(here));
         for member in self.members.iter_mut().filter(|m| m.ready) {
             let share = |next: usize| if here && count - next > embedders { JOBS_PER_WORKER } else { 1 };
             while next < count && member.jobs < share(next) {
                 let id = self.next_job;
                 self.next_job = self.next_job.wrapping_add(1);
-                member.send(&EmbedJob { id, texts: job_texts(next) })?;
+                member.send(&EmbedJob { id, texts: jobs[next].iter().map(|&i| texts[i].clone()).collect() })?;
                 sent.insert(id, next);
                 next += 1;
             }

@@ -529,7 +529,7 @@ async fn benchmark(count: usize, tokens: usize, workers: usize, here: bool) -> R
     let agreement = vectors
         .iter()
         .zip(&alone)
-        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+        .map(|(a, b)| crate::index::vectors::dot(a, b))
         .fold(if vectors.len() == alone.len() { f32::INFINITY } else { 0.0 }, f32::min);
     Ok(serde_json::json!({
         "workers": workers,
