@@ -44,20 +44,21 @@ def measure(binary, count):
         snapshot = pathlib.Path(tmp) / "bench.quire"
         result = subprocess.run(["/usr/bin/time", "-v", str(binary), "--model-dir", str(root / "models"), "index",
                                  str(folder), "-o", str(snapshot), "--fresh"], capture_output=True, text=True, check=True)
-        out, err = result.stdout, result.stderr
+        # Status lines go to stderr, beside /usr/bin/time's report.
+        err = result.stderr
         stats = subprocess.run([str(binary), "stats", str(snapshot)], capture_output=True, text=True, check=True).stdout
         wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (.*)", err).group(1)
         seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall.split(":"))))
-        structured = re.search(r"structured in ([\d.]+)s", out).group(1)
-        embedded_n, embedded_s = re.search(r"embedded (\d+) new texts, reused \d+ in ([\d.]+)s", out).groups()
+        structured = re.search(r"structured in ([\d.]+)s", err).group(1)
+        embedded_n, embedded_s = re.search(r"embedded (\d+) new texts, reused \d+ in ([\d.]+)s", err).groups()
         return {
             "documents": count,
             "chunks": int(re.search(r"chunks\s+(\d+)", stats).group(1)),
             "texts": int(embedded_n),
-            "parse": float(re.search(r"parsed \d+ documents \(\d+ files failed\) in ([\d.]+)s", out).group(1)),
+            "parse": float(re.search(r"parsed \d+ documents \(\d+ files failed\) in ([\d.]+)s", err).group(1)),
             "structure": float(structured),
             "embedding": float(embedded_s),
-            "indexes": float(re.search(r"indexed in ([\d.]+)s", out).group(1)),
+            "indexes": float(re.search(r"indexed in ([\d.]+)s", err).group(1)),
             "wall": seconds,
             "user": float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1)),
             "rss": int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) / 1024,

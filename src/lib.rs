@@ -7,6 +7,8 @@
 //! well it does on labelled questions, and [`generate`] asks the user's LLM endpoint for answers from the
 //! retrieved chunks. The browser app lives in `app` (wasm32 only) and holds no retrieval logic.
 
+pub mod analyzer;
+pub mod chat;
 pub mod corpus;
 pub mod embed;
 pub mod eval;

@@ -38,7 +38,7 @@ fn index_stats_query_add_remove() {
         text(&out.stderr)
     );
     assert!(!text(&out.stderr).contains("notes.bin"), "unsupported files inside folders are skipped silently");
-    assert!(text(&out.stdout).contains("parsed 6 documents (1 files failed)"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("parsed 6 documents (1 files failed)"), "{}", text(&out.stderr));
 
     let out = quire(&["stats", snapshot, "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -93,9 +93,9 @@ fn index_stats_query_add_remove() {
     let out = quire(&["add", snapshot, extra.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     // Only Venus's own texts (page, chunk, entity) are new; everything else comes from the snapshot.
-    let (embedded, reused) = embedding_counts(&text(&out.stdout));
-    assert!((1..=4).contains(&embedded), "{}", text(&out.stdout));
-    assert!(reused > 20, "{}", text(&out.stdout));
+    let (embedded, reused) = embedding_counts(&text(&out.stderr));
+    assert!((1..=4).contains(&embedded), "{}", text(&out.stderr));
+    assert!(reused > 20, "{}", text(&out.stderr));
     let out = quire(&["stats", snapshot, "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 7);
@@ -155,8 +155,8 @@ fn a_snapshot_with_a_short_model_hash_is_shown_not_a_crash() {
 }
 
 /// `embedded N new texts, reused M in …` as the CLI prints it after an update.
-fn embedding_counts(stdout: &str) -> (usize, usize) {
-    let line = stdout.lines().find(|l| l.starts_with("embedded ")).expect("an embedding summary line");
+fn embedding_counts(stderr: &str) -> (usize, usize) {
+    let line = stderr.lines().find(|l| l.starts_with("embedded ")).expect("an embedding summary line");
     let numbers: Vec<usize> = line.split_whitespace().filter_map(|w| w.trim_end_matches(',').parse().ok()).collect();
     (numbers[0], numbers[1])
 }

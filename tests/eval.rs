@@ -39,9 +39,8 @@ fn reproduces_subset_figures_and_caches_the_index() {
     let fixture = fixture.to_str().unwrap();
     let out = quire_eval(cache.path(), &[fixture, "--json", "-k", "10", "--metrics", "ndcg,recall"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    let json = &stdout[stdout.find("{\n").expect("a JSON report")..];
-    let report: quire::eval::EvalReport = serde_json::from_str(json).unwrap();
+    // Status lines go to stderr, so `--json` output is JSON and nothing else.
+    let report: quire::eval::EvalReport = serde_json::from_slice(&out.stdout).expect("stdout is one JSON report");
     assert_eq!(report.queries.len(), EXPECTED_QUESTIONS);
     for (method, ndcg, recall) in EXPECTED {
         let result = report.result(method).unwrap_or_else(|| panic!("no {method} row"));
@@ -53,7 +52,7 @@ fn reproduces_subset_figures_and_caches_the_index() {
     let again = quire_eval(cache.path(), &[fixture, "--retrievers", "bm25", "--baseline", "bm25"]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     let stdout = text(&again.stdout);
-    assert!(stdout.contains("using the cached index"), "{stdout}");
+    assert!(text(&again.stderr).contains("using the cached index"), "{}", text(&again.stderr));
     assert!(stdout.contains("document score = best score of its chunks"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("bm25 ") && l.contains(&format!("{BM25_NDCG:.3}"))), "{stdout}");
 
@@ -79,8 +78,7 @@ fn train_and_evaluate_learned_fusion(cache: &Path, fixture: &str) {
 
     let out = quire_eval(cache, &[fixture, "--retrievers", "learned", "--fusion-model", model, "--json", "-k", "10"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    let report: quire::eval::EvalReport = serde_json::from_str(&stdout[stdout.find("{\n").unwrap()..]).unwrap();
+    let report: quire::eval::EvalReport = serde_json::from_slice(&out.stdout).expect("stdout is one JSON report");
     let learned = report.result("learned").expect("a learned row");
     assert!(learned.means[0] > 0.6, "learned nDCG@10 {}", learned.means[0]);
 
@@ -105,8 +103,7 @@ fn graph_retrieval_finds_both_hops_of_multi_hop_questions() {
     let args = ["-k", "2,5", "--metrics", "coverage", "--retrievers", "dense,zsum,onehop,join", "--json"];
     let out = quire_eval(cache.path(), &[&[fixture.to_str().unwrap()][..], &args].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    let report: quire::eval::EvalReport = serde_json::from_str(&stdout[stdout.find("{\n").unwrap()..]).unwrap();
+    let report: quire::eval::EvalReport = serde_json::from_slice(&out.stdout).expect("stdout is one JSON report");
     assert_eq!(report.queries.len(), 60);
     let coverage = |method: &str| report.result(method).unwrap_or_else(|| panic!("no {method} row")).means.clone();
     for (method, at2, at5) in MULTI_HOP_EXPECTED {

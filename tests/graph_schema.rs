@@ -4,7 +4,7 @@
 mod common;
 
 use quire::corpus::{self, Corpus, CorpusSettings, RelationSource, SourceFile};
-use quire::graph::{KnowledgeGraph, NodeRef};
+use quire::graph::{EdgeKind, KnowledgeGraph, NodeRef};
 
 const ALPHA: &str = "---
 title: Alpha
@@ -140,16 +140,19 @@ fn edge_kinds_and_counts() {
         ]
     );
     assert_eq!(stats.relation_types, 4);
-    assert_eq!(graph.neighbors(NodeRef::Chunk(1), "next"), vec![NodeRef::Chunk(2)]);
-    assert_eq!(graph.neighbors(NodeRef::Chunk(2), "previous"), vec![NodeRef::Chunk(1)]);
+    assert_eq!(graph.neighbors(NodeRef::Chunk(1), EdgeKind::Next), vec![NodeRef::Chunk(2)]);
+    assert_eq!(graph.neighbors(NodeRef::Chunk(2), EdgeKind::Previous), vec![NodeRef::Chunk(1)]);
     assert_eq!(
-        graph.neighbors(NodeRef::Chunk(3), "is_chunk_of"),
+        graph.neighbors(NodeRef::Chunk(3), EdgeKind::IsChunkOf),
         vec![NodeRef::Section(1), NodeRef::Section(0), NodeRef::Entity(0)]
     );
-    assert_eq!(graph.neighbors(NodeRef::Entity(0), "has_subchapter"), vec![NodeRef::Section(0), NodeRef::Section(2)]);
-    assert_eq!(graph.neighbors(NodeRef::Section(0), "has_chunk"), vec![NodeRef::Chunk(1), NodeRef::Chunk(2)]);
     assert_eq!(
-        graph.neighbors(NodeRef::Entity(1), "cited_in"),
+        graph.neighbors(NodeRef::Entity(0), EdgeKind::HasSubchapter),
+        vec![NodeRef::Section(0), NodeRef::Section(2)]
+    );
+    assert_eq!(graph.neighbors(NodeRef::Section(0), EdgeKind::HasChunk), vec![NodeRef::Chunk(1), NodeRef::Chunk(2)]);
+    assert_eq!(
+        graph.neighbors(NodeRef::Entity(1), EdgeKind::CitedIn),
         vec![NodeRef::Chunk(0), NodeRef::Chunk(4), NodeRef::Chunk(5)]
     );
 }

@@ -142,10 +142,12 @@ fn triplets_and_hubs_search_verbalised_relations() {
 
 #[test]
 fn hub_score_is_the_exponentially_weighted_mean() {
-    let (a, b) = (0.5f32, 0.3f32);
-    let expected = (a * (5.0 * a).exp() + b * (5.0 * b).exp()) / ((5.0 * a).exp() + (5.0 * b).exp());
-    assert!((hub_score(&[a, b]) - expected).abs() < 1e-6);
-    assert!(hub_score(&[a, b]) > (a + b) / 2.0, "strong paths weigh more");
+    // Worked by hand with α = 5: (0.5·e^2.5 + 0.3·e^1.5) / (e^2.5 + e^1.5) = 7.4358 / 16.6642.
+    assert!((hub_score(&[0.5, 0.3]) - 0.446_212).abs() < 1e-5, "{}", hub_score(&[0.5, 0.3]));
+    // One strong path outweighs three weak ones (their plain mean is 0.3): 0.858.
+    assert!((hub_score(&[0.9, 0.1, 0.1, 0.1]) - 0.858_332).abs() < 1e-5);
+    assert!((hub_score(&[0.7]) - 0.7).abs() < 1e-6, "one path scores itself");
+    assert!((hub_score(&[0.3, 0.5]) - hub_score(&[0.5, 0.3])).abs() < 1e-6, "order does not matter");
     assert_eq!(hub_score(&[]), 0.0);
 }
 
@@ -183,7 +185,7 @@ fn fused_trace_shows_every_input_and_its_features() {
 /// its lane or picked from the question, the fusion fed by the lanes, and the final context last.
 #[test]
 fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
-    use quire::retrieve::trace::{EdgeKind, NodeKind, Stage};
+    use quire::retrieve::trace::{EdgeRole, NodeKind, Stage};
     let question = "Where was the director of Harbor Lights born?";
     let (_, trace) = ask("rrf:dense+page+path", question);
     let graph = trace.graph(&index().corpus);
@@ -208,22 +210,22 @@ fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
     for (index, chunk) in graph.nodes.iter().enumerate().filter(|(_, n)| n.lane == Some(1) && n.stage == Stage::Results)
     {
         let holder =
-            graph.edges.iter().find(|e| e.to == index && e.kind == EdgeKind::Structural).expect("held by its page");
+            graph.edges.iter().find(|e| e.to == index && e.kind == EdgeRole::Structural).expect("held by its page");
         assert!(chunk.label.starts_with(&format!("{} › ", graph.nodes[holder.from].label)), "{chunk:?}");
     }
     // The path retriever grows its seeds along relations: semantic edges, drawn red.
-    let expansions: Vec<(&str, &str, EdgeKind)> = graph
+    let expansions: Vec<(&str, &str, EdgeRole)> = graph
         .edges
         .iter()
         .filter(|e| e.stage == Stage::Expansions)
         .map(|e| (graph.nodes[e.to].label.as_str(), e.label.as_str(), e.kind))
         .collect();
-    assert!(expansions.iter().any(|&(_, _, kind)| kind == EdgeKind::Semantic), "{expansions:?}");
+    assert!(expansions.iter().any(|&(_, _, kind)| kind == EdgeRole::Semantic), "{expansions:?}");
     let fusion = trace.fusion.as_ref().unwrap();
     let fused: Vec<usize> = (0..graph.nodes.len()).filter(|&i| graph.nodes[i].stage == Stage::Fusion).collect();
     assert_eq!(fused.len(), fusion.rows.len());
     for &node in &fused {
-        let inputs = graph.edges.iter().filter(|e| e.to == node && e.kind == EdgeKind::Fused).count();
+        let inputs = graph.edges.iter().filter(|e| e.to == node && e.kind == EdgeRole::Fused).count();
         let ranked =
             fusion.rows.iter().find(|r| r.chunk == graph.nodes[node].id).unwrap().ranks.iter().flatten().count();
         assert_eq!(inputs, ranked, "one edge per list that ranked {:?}", graph.nodes[node].label);

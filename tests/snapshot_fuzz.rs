@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use quire::graph::NodeRef;
+use quire::graph::{EdgeKind, NodeRef};
 use quire::retrieve::{self, Method, Query};
 use quire::store::{IndexedCorpus, node_texts};
 use snapshot_support::{
@@ -128,7 +128,7 @@ fn exercise(index: &IndexedCorpus) {
             for hit in chunks {
                 assert!((hit.chunk as usize) < index.corpus.chunks.len(), "a hit names a missing chunk");
                 let _ = index.corpus.chunk_text(hit.chunk);
-                let _ = index.graph.neighbors(NodeRef::Chunk(hit.chunk), "is_chunk_of");
+                let _ = index.graph.neighbors(NodeRef::Chunk(hit.chunk), EdgeKind::IsChunkOf);
             }
         }
     }
@@ -136,7 +136,7 @@ fn exercise(index: &IndexedCorpus) {
     let _ = node_texts(&index.corpus);
     let _ = index.summary();
     for chunk in 0..index.corpus.chunks.len() as u32 {
-        let _ = index.graph.neighbors(NodeRef::Chunk(chunk), "next");
+        let _ = index.graph.neighbors(NodeRef::Chunk(chunk), EdgeKind::Next);
     }
     let again = index.to_snapshot().expect("a decoded index encodes");
     IndexedCorpus::from_snapshot(&again).expect("a decoded index re-encodes to a valid snapshot");

@@ -5,6 +5,8 @@ use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use super::protocol::FileBytes;
+
 fn window() -> web_sys::Window {
     web_sys::window().expect("the page runs in a browser window")
 }
@@ -148,6 +150,27 @@ pub async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> (Vec<(Strin
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{}: {}", file.name(), describe(e)))?;
     Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// A picker's files, each with its path inside a picked folder (or its name).
+pub fn picked_files(list: &web_sys::FileList) -> Vec<(String, web_sys::File)> {
+    (0..list.length()).filter_map(|i| list.get(i)).map(|file| (upload_path(&file), file)).collect()
+}
+
+/// Turns picked or dropped files into the engine's files; a file the browser cannot read is reported in the
+/// second list.
+pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes>, Vec<String>) {
+    let (mut paths, picked): (Vec<String>, Vec<web_sys::File>) = picked.into_iter().unzip();
+    crate::corpus::path::disambiguate(&mut paths);
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for (file, path) in picked.iter().zip(paths) {
+        match read_file(file).await {
+            Ok(bytes) => files.push(FileBytes { path, bytes }),
+            Err(reason) => unreadable.push(reason),
+        }
+    }
+    (files, unreadable)
 }
 
 /// Lets the event loop run (a worker reads a Cancel, the page paints) between slices of long work.

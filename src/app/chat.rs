@@ -10,10 +10,9 @@ use wasm_bindgen::JsCast;
 
 use super::engine;
 use super::llm::{self, Call};
-use super::protocol::{Answer, AssistTurn, ResultRow};
+use super::protocol::{Answer, AssistTurn, MethodSpec, ResultRow};
 use super::settings::LlmSettings;
 use crate::generate::{ContextChunk, Endpoint, Failure, answer_html, build_messages, cited, sources_list};
-use crate::retrieve::Method;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Progress {
@@ -87,7 +86,7 @@ impl Conversation {
     pub fn ask(
         self,
         question: String,
-        method: Method,
+        method: MethodSpec,
         settings: LlmSettings,
         endpoint: Endpoint,
         retrieved: impl Fn(Answer) + 'static,
@@ -118,7 +117,7 @@ impl Conversation {
         self,
         index: usize,
         question: &str,
-        method: Method,
+        method: MethodSpec,
         settings: &LlmSettings,
         endpoint: &Endpoint,
         call: &Call,
@@ -126,9 +125,9 @@ impl Conversation {
     ) -> Result<(), Failure> {
         let k = settings.context_chunks;
         let answer = match settings.assist {
-            None => engine::query(question, method.name(), k).await.map_err(refused)?,
+            None => engine::query(question, method, k).await.map_err(refused)?,
             Some(assist) => {
-                let mut turn = engine::assist(question, method.name(), k, assist.name()).await.map_err(refused)?;
+                let mut turn = engine::assist(question, method, k, assist).await.map_err(refused)?;
                 let mut calls = 0;
                 loop {
                     match turn {

@@ -1,4 +1,4 @@
-//! The page's handle on the engine worker (`worker.rs`): starts it, sends requests and awaits their replies,
+//! The page's handle on the engine worker (`worker/`): starts it, sends requests and awaits their replies,
 //! passes its progress on, and notices when it crashes (a panic aborts a wasm module), so that the page can
 //! start a new one with the index as it was.
 
@@ -11,12 +11,13 @@ use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::graph::overview::Overview;
+use crate::retrieve::assist::Assist;
 use crate::store::DocumentOutline;
 
 use super::browser::describe;
 use super::protocol::{
-    Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, Progress, Reply,
-    Request, Step, ToEngine, from_js, to_js,
+    Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, MethodSpec, Progress,
+    Reply, Request, Step, ToEngine, from_js, to_js,
 };
 
 /// The role `main` takes in the engine worker.
@@ -204,7 +205,7 @@ pub fn cancel() {
     });
 }
 
-pub async fn query(text: &str, method: String, k: usize) -> Result<Answer, Failure> {
+pub async fn query(text: &str, method: MethodSpec, k: usize) -> Result<Answer, Failure> {
     call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
         Reply::Answer(answer) => Some(answer),
         _ => None,
@@ -213,8 +214,8 @@ pub async fn query(text: &str, method: String, k: usize) -> Result<Answer, Failu
 }
 
 /// Starts an LLM-assisted retrieval (`assist`) searching by `method`.
-pub async fn assist(text: &str, method: String, k: usize, assist: &str) -> Result<AssistTurn, Failure> {
-    let request = Request::Assist { text: text.into(), method, k, assist: assist.into() };
+pub async fn assist(text: &str, method: MethodSpec, k: usize, assist: Assist) -> Result<AssistTurn, Failure> {
+    let request = Request::Assist { text: text.into(), method, k, assist };
     call_for(request, |reply| match reply {
         Reply::Assist(turn) => Some(turn),
         _ => None,

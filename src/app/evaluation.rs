@@ -8,9 +8,10 @@ use leptos::task::spawn_local;
 
 use crate::retrieve::{LEARNED, Retriever};
 
+use super::browser::{self, picked_files, read_picked};
 use super::engine::{self, Failure};
+use super::phase::{Phase, describe_progress};
 use super::protocol::{Evaluation, FileBytes, Request};
-use super::{Phase, browser, describe_progress, picked_files, read_picked};
 
 /// The bundled dataset, as `scripts/build_demos.sh` lays it out in the build.
 const BUNDLED: &str = "scifact-subset";

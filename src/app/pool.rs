@@ -14,8 +14,8 @@ use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 use crate::embed::TextEmbedder;
 use crate::store::IndexBuilder;
 
+use super::model::load_embedder;
 use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, post_to_parent, to_js};
-use super::worker::load_embedder;
 
 /// Texts in the largest job: the embedder's own batch size, so one job is at most one inference call.
 const TEXTS_PER_JOB: usize = 16;
@@ -252,7 +252,7 @@ pub fn serve_embedding() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let answer = |message: &FromEmbedder| post_to_parent(message);
     spawn_local(async move {
-        let embedder = match load_embedder(false).await {
+        let embedder = match load_embedder(|_, _| {}).await {
             Ok(embedder) => embedder,
             Err(reason) => return answer(&FromEmbedder::Ready(Err(reason))),
         };

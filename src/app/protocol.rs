@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::eval::Table;
 use crate::graph::overview::Overview;
-use crate::retrieve::Trace;
+use crate::retrieve::assist::Assist;
 use crate::retrieve::trace::TraceGraph;
+use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
 use crate::store::{CorpusSummary, DocumentOutline};
 
 /// The page to the engine worker.
@@ -32,11 +33,11 @@ pub enum Request {
     },
     /// Parse `files` into the corpus, replacing same-named documents, and remove `removed`.
     Update { files: Vec<FileBytes>, removed: Vec<String> },
-    /// The `k` best chunks for `text` by the method named `method` (`Method::parse`'s names).
-    Query { text: String, method: String, k: usize },
-    /// As `Query`, with the LLM-assisted retrieval named `assist` (`Assist::parse`'s names) searching by
-    /// `method`: answered by what to ask the LLM, or by the answer.
-    Assist { text: String, method: String, k: usize, assist: String },
+    /// The `k` best chunks for `text` by `method`.
+    Query { text: String, method: MethodSpec, k: usize },
+    /// As `Query`, with the LLM-assisted retrieval `assist` searching by `method`: answered by what to ask the
+    /// LLM, or by the answer.
+    Assist { text: String, method: MethodSpec, k: usize, assist: Assist },
     /// The LLM's reply to the running assisted retrieval's last question.
     AssistReply { reply: String },
     /// The whole index as a `.quire` file.
@@ -54,11 +55,36 @@ pub enum Request {
         files: Vec<FileBytes>,
         #[serde(with = "serde_bytes")]
         snapshot: Option<Vec<u8>>,
+        /// Method names as `quire eval --retrievers` takes them (presets such as `rrf-all` included): the
+        /// view offers them by name, and the engine parses them (`Method::parse`), the one place they are.
         methods: Vec<String>,
         cutoffs: Vec<usize>,
     },
     #[cfg(feature = "bench")]
     Benchmark(Benchmark),
+}
+
+/// A retrieval method as it crosses to the engine worker. [`Method`] itself cannot: learned fusion holds its
+/// network (`Arc<FusionModel>`), which does not serialise; the engine holds its own copy of the shipped one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum MethodSpec {
+    Single(Retriever),
+    Fused {
+        fusion: Fusion,
+        inputs: Vec<(Retriever, f32)>,
+    },
+    /// Learned fusion with the model shipped with Quire.
+    Learned,
+}
+
+impl MethodSpec {
+    pub fn method(&self) -> Method {
+        match self {
+            MethodSpec::Single(retriever) => Method::Single(*retriever),
+            MethodSpec::Fused { fusion, inputs } => Method::Fused { fusion: *fusion, inputs: inputs.clone() },
+            MethodSpec::Learned => Method::Learned(FusionModel::shipped()),
+        }
+    }
 }
 
 /// What the bench build's `?bench=` pages measure in the engine worker; answered by a JSON report.

@@ -10,7 +10,8 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use super::llm;
-use crate::generate::{Assist, Endpoint, PromptStyle, Provider, endpoint_origin};
+use crate::generate::{Endpoint, PromptStyle, Provider, endpoint_origin};
+use crate::retrieve::assist::Assist;
 
 const SETTINGS_KEY: &str = "quire.llm.settings";
 const API_KEY_KEY: &str = "quire.llm.key";

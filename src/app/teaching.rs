@@ -10,7 +10,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::canvas::{Canvas, short};
-use crate::retrieve::trace::{EdgeKind, GraphNode, NodeKind, Stage, TraceGraph};
+use crate::retrieve::trace::{EdgeRole, GraphNode, NodeKind, Stage, TraceGraph};
 
 const COLUMN_WIDTH: f64 = 250.0;
 const ROW_HEIGHT: f64 = 28.0;
@@ -81,12 +81,12 @@ fn node_class(node: &GraphNode) -> &'static str {
     }
 }
 
-fn edge_class(kind: EdgeKind) -> &'static str {
+fn edge_class(kind: EdgeRole) -> &'static str {
     match kind {
-        EdgeKind::Structural => "edge structural",
-        EdgeKind::Semantic => "edge semantic",
-        EdgeKind::Retrieved => "edge retrieved",
-        EdgeKind::Fused => "edge fused",
+        EdgeRole::Structural => "edge structural",
+        EdgeRole::Semantic => "edge semantic",
+        EdgeRole::Retrieved => "edge retrieved",
+        EdgeRole::Fused => "edge fused",
     }
 }
 

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use quire::embed::TextEmbedder;
-use quire::generate::{self, Assist, AssistedRetrieval, ContextChunk, Endpoint, PromptStyle, Provider, Turn};
+use quire::generate::{self, ContextChunk, Endpoint, PromptStyle, Provider};
+use quire::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use quire::retrieve::{self, Method, ScoredChunk};
 use quire::store::IndexedCorpus;
 
@@ -64,7 +65,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let method: Method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
     let index = super::load_snapshot(&args.snapshot)?;
     let embedder = super::load_embedder(model_dir)?;
-    index.check_model(&super::embedder_identity(&embedder))?;
+    index.check_model(embedder.identity())?;
     let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
     let timeout = Duration::from_secs(args.timeout);
     let hits = match &args.assist {
@@ -104,7 +105,7 @@ fn assisted(
     endpoint: &Endpoint,
     timeout: Duration,
     (mut retrieval, mut turn): (AssistedRetrieval, Turn),
-    embed: generate::assist::Embed<'_>,
+    embed: quire::retrieve::assist::Embed<'_>,
 ) -> Result<Vec<ScoredChunk>, String> {
     loop {
         match turn {

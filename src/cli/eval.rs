@@ -10,7 +10,7 @@ use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
 use quire::retrieve::Method;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
-use super::{CliResult, apply_update, load_snapshot, print_ingest_report, progress, save_snapshot};
+use super::{CliResult, indexing, load_snapshot, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
@@ -18,7 +18,7 @@ pub struct EvalArgs {
     dataset: PathBuf,
     #[arg(long, default_value = "test")]
     split: String,
-    /// Comma-separated: dense, bm25, rrf, zsum.
+    /// Retrieval methods, comma-separated (the choices are listed at run time).
     #[arg(long, value_delimiter = ',', default_value = "dense,bm25,rrf,zsum")]
     retrievers: Vec<String>,
     /// Cut-offs, comma-separated.
@@ -192,20 +192,16 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
     if cached.exists() && !fresh {
         match load_snapshot(&cached) {
             Ok(index) => {
-                println!("using the cached index {} (--fresh rebuilds it)", cached.display());
+                eprintln!("using the cached index {} (--fresh rebuilds it)", cached.display());
                 return Ok(index);
             }
             Err(e) => eprintln!("warning: rebuilding the cached index: {e}"),
         }
     }
     let started = Instant::now();
-    let report = quire::corpus::ingest(&[SourceFile::new("corpus.jsonl", corpus_bytes)], &settings.corpus);
-    print_ingest_report(&report, &[], started.elapsed().as_secs_f64());
-    if let Some(error) = report.errors.first() {
-        return Err(format!("{}: {}", corpus_path.display(), error.failure));
-    }
-    let index = apply_update(None, report.documents, &[], embedder, Some(settings))?;
-    println!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
+    let index = indexing::index_file(embedder, SourceFile::new("corpus.jsonl", corpus_bytes), settings)
+        .map_err(|e| format!("{}: {e}", corpus_path.display()))?;
+    eprintln!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
     std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
     save_snapshot(&index, &cached)?;
@@ -248,7 +244,7 @@ fn write_runs(dir: &Path, report: &EvalReport, dataset: &dataset::Dataset) -> Cl
         let rankings = report.queries.iter().map(String::as_str).zip(result.rankings.iter().map(Vec::as_slice));
         write(format!("{}.run", result.method), eval::run::trec_run(&result.method, rankings))?;
     }
-    println!("wrote TREC runs and qrels.trec to {} (trec_eval -m ndcg_cut.10 qrels.trec METHOD.run)", dir.display());
+    eprintln!("wrote TREC runs and qrels.trec to {} (trec_eval -m ndcg_cut.10 qrels.trec METHOD.run)", dir.display());
     Ok(())
 }
 

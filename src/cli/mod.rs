@@ -3,19 +3,19 @@
 
 mod ask;
 mod eval;
+mod indexing;
 mod train;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use quire::corpus::{self, Document, IngestReport, SourceFile};
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve;
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
+use quire::store::{IndexSettings, IndexedCorpus};
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -75,9 +75,7 @@ enum Command {
         text: String,
         #[arg(short, default_value_t = 10)]
         k: usize,
-        /// A retriever (dense, bm25, page, section, entity, path, hub, join, triplet, onehop), a preset
-        /// (rrf, zsum, rrf-all, zsum-all), learned fusion (learned) or a weighted fusion such as
-        /// `rrf:dense+bm25*2+path`.
+        /// The retrieval method (the choices are listed at run time, from the engine's catalogue).
         #[arg(long, default_value = "rrf")]
         method: String,
         /// Also print every step each retriever took and the fusion's features.
@@ -100,8 +98,19 @@ enum Command {
 
 type CliResult = Result<(), String>;
 
+/// The arguments, with every list of methods in the help read from the engine's catalogue.
+fn parse_arguments() -> Cli {
+    let methods = format!("Retrieval method: {}", retrieve::Method::choices());
+    let retrievers = format!("Retrieval methods, comma-separated: {}", retrieve::Method::choices());
+    let command = Cli::command()
+        .mut_subcommand("query", |query| query.mut_arg("method", |arg| arg.help(methods.clone())))
+        .mut_subcommand("ask", |ask| ask.mut_arg("method", |arg| arg.help(methods)))
+        .mut_subcommand("eval", |eval| eval.mut_arg("retrievers", |arg| arg.help(retrievers)));
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = parse_arguments();
     let outcome = match cli.command {
         Command::Index { paths, output, fresh, hnsw_threshold, chunk_target } => {
             let mut settings = IndexSettings::default();
@@ -111,10 +120,10 @@ pub fn run() -> i32 {
             if let Some(target) = chunk_target {
                 settings.corpus.chunk_target_tokens = target;
             }
-            index(&cli.model_dir, &paths, &output, fresh, settings)
+            indexing::index(&cli.model_dir, &paths, &output, fresh, settings)
         }
-        Command::Add { snapshot, paths } => update(&cli.model_dir, &snapshot, &paths, &[]),
-        Command::Remove { snapshot, sources } => update(&cli.model_dir, &snapshot, &[], &sources),
+        Command::Add { snapshot, paths } => indexing::update(&cli.model_dir, &snapshot, &paths, &[]),
+        Command::Remove { snapshot, sources } => indexing::update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
         Command::Query { snapshot, text, k, method, trace, json, fusion_model } => query(
             &cli.model_dir,
@@ -168,85 +177,8 @@ fn save_snapshot(index: &IndexedCorpus, path: &Path) -> CliResult {
     let temporary = path.with_extension("quire.partial");
     std::fs::write(&temporary, &bytes).map_err(|e| format!("{}: {e}", temporary.display()))?;
     std::fs::rename(&temporary, path).map_err(|e| format!("{}: {e}", path.display()))?;
-    println!("wrote {} ({:.1} KiB)", path.display(), bytes.len() as f64 / 1024.0);
+    eprintln!("wrote {} ({:.1} KiB)", path.display(), bytes.len() as f64 / 1024.0);
     Ok(())
-}
-
-/// Files named explicitly, plus files with a supported extension found under named folders.
-fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            walk(path, &mut files, &mut problems);
-        } else if path.exists() {
-            files.push(path.clone());
-        } else {
-            problems.push(format!("{}: no such file or folder", path.display()));
-        }
-    }
-    (files, problems)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<String>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return problems.push(format!("{}: {e}", dir.display())),
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
-        if hidden {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, files, problems);
-        } else if corpus::detect_format(&path.to_string_lossy(), &[]).is_ok() {
-            files.push(path);
-        }
-    }
-}
-
-/// Reads and parses every file, printing per-file problems and a summary line.
-fn read_and_parse(paths: &[PathBuf], settings: &corpus::CorpusSettings) -> IngestReport {
-    let started = Instant::now();
-    let (files, mut problems) = collect_files(paths);
-    let bar = progress(files.len() as u64, "parsing");
-    let working_folder = std::env::current_dir().ok();
-    let mut report = IngestReport::default();
-    for path in &files {
-        bar.set_message(path.display().to_string());
-        match std::fs::read(path) {
-            Ok(bytes) => report.add(&SourceFile::new(source_name(path, working_folder.as_deref()), bytes), settings),
-            Err(e) => problems.push(format!("{}: {e}", path.display())),
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    print_ingest_report(&report, &problems, started.elapsed().as_secs_f64());
-    report
-}
-
-/// A document's identity is its path relative to the working folder where it lies inside it, so
-/// `/home/me/notes/a.md` and `notes/a.md` (run from `/home/me`) name one document.
-fn source_name(path: &Path, working_folder: Option<&Path>) -> String {
-    let relative = working_folder.and_then(|folder| path.strip_prefix(folder).ok());
-    relative.unwrap_or(path).to_string_lossy().into_owned()
-}
-
-fn print_ingest_report(report: &IngestReport, problems: &[String], seconds: f64) {
-    for (file, warning) in &report.warnings {
-        eprintln!("warning: {file}: {warning}");
-    }
-    for error in &report.errors {
-        eprintln!("skipped: {error}");
-    }
-    for problem in problems {
-        eprintln!("skipped: {problem}");
-    }
-    let failed = report.errors.len() + problems.len();
-    println!("parsed {} documents ({failed} files failed) in {seconds:.2}s", report.documents.len());
 }
 
 fn progress(total: u64, label: &str) -> ProgressBar {
@@ -254,86 +186,6 @@ fn progress(total: u64, label: &str) -> ProgressBar {
     let template = format!("{label:>9} [{{bar:30}}] {{pos}}/{{len}} {{per_sec}} eta {{eta}} {{wide_msg}}");
     bar.set_style(ProgressStyle::with_template(&template).expect("static template").progress_chars("=> "));
     bar
-}
-
-/// The engine's update pipeline ([`plan_update`]), embedding on every core with a progress bar.
-fn apply_update(
-    previous: Option<&IndexedCorpus>,
-    added: Vec<Document>,
-    removed: &[String],
-    embedder: &MiniLmEmbedder,
-    settings: Option<IndexSettings>,
-) -> Result<IndexedCorpus, String> {
-    let identity = embedder_identity(embedder);
-    structure_and_embed(|| plan_update(previous, added, removed, embedder, identity, settings), embedder)
-}
-
-/// Runs the engine's plan (structure, find what needs embedding), timed, then embeds and finishes.
-fn structure_and_embed(
-    plan: impl FnOnce() -> Result<IndexBuilder, UpdateError>,
-    embedder: &MiniLmEmbedder,
-) -> Result<IndexedCorpus, String> {
-    let started = Instant::now();
-    let builder = plan().map_err(|e| e.to_string())?;
-    println!("structured in {:.2}s", started.elapsed().as_secs_f64());
-    embed_and_finish(builder, embedder)
-}
-
-/// Embeds what `builder` still needs on every core, with a progress bar, and assembles the index.
-fn embed_and_finish(mut builder: IndexBuilder, embedder: &MiniLmEmbedder) -> Result<IndexedCorpus, String> {
-    let started = Instant::now();
-    let bar = progress(builder.to_embed() as u64, "embedding");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    builder.embed_all_parallel(embedder, threads, &|done| bar.inc(done as u64)).map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
-    let embedded = started.elapsed();
-    println!(
-        "embedded {} new texts, reused {} in {:.2}s",
-        builder.to_embed(),
-        builder.reused(),
-        embedded.as_secs_f64()
-    );
-    let index = builder.finish();
-    println!("indexed in {:.2}s", (started.elapsed() - embedded).as_secs_f64());
-    Ok(index)
-}
-
-fn embedder_identity(embedder: &MiniLmEmbedder) -> quire::embed::ModelIdentity {
-    quire::embed::TextEmbedder::identity(embedder).clone()
-}
-
-fn index(model: &Option<PathBuf>, paths: &[PathBuf], output: &Path, fresh: bool, settings: IndexSettings) -> CliResult {
-    let embedder = load_embedder(model)?;
-    let report = read_and_parse(paths, &settings.corpus);
-    let previous = if fresh || !output.exists() {
-        None
-    } else {
-        match load_snapshot(output) {
-            Ok(previous) => Some(previous),
-            Err(e) => {
-                eprintln!("warning: not reusing embeddings from the existing output: {e}");
-                None
-            }
-        }
-    };
-    let identity = embedder_identity(&embedder);
-    let index = structure_and_embed(
-        || plan_index(report.documents, previous.as_ref(), &embedder, identity, settings),
-        &embedder,
-    )?;
-    save_snapshot(&index, output)
-}
-
-fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
-    let embedder = load_embedder(model)?;
-    let previous = load_snapshot(snapshot)?;
-    let mut report =
-        if paths.is_empty() { IngestReport::default() } else { read_and_parse(paths, &previous.settings.corpus) };
-    for (file, warning) in report.drop_indexed_duplicates(&previous.corpus.documents, removed) {
-        eprintln!("warning: {file}: {warning}");
-    }
-    let index = apply_update(Some(&previous), report.documents, removed, &embedder, None)?;
-    save_snapshot(&index, snapshot)
 }
 
 fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
@@ -412,7 +264,7 @@ fn query(
     let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
-    index.check_model(&embedder_identity(&embedder))?;
+    index.check_model(embedder.identity())?;
     let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
     let (chunks, trace) = method.trace(&index, retrieve::Query::new(text, &vector), k, k);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use quire::eval;
-use quire::retrieve::training::{self, TrainingSettings};
+use quire::retrieve::fusion::training::{self, TrainingSettings};
 use quire::retrieve::{Method, Retriever};
 
 use super::eval::{LabelledIndex, load_labelled};

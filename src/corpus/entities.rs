@@ -8,11 +8,11 @@ use aho_corasick::{AhoCorasickBuilder, MatchKind};
 use percent_encoding::percent_decode_str;
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::build::{
+use super::document::{Document, LinkKind, RelationOrigin, Span, title_from_file_name};
+use super::types::{
     ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
 };
-use super::document::{Document, LinkKind, RelationOrigin, Span, title_from_file_name};
-use crate::index::analyzer::{Analyzer, is_stop_word};
+use crate::analyzer::{Analyzer, is_stop_word};
 
 /// Titles too generic to count as a mention when they appear unlinked.
 #[rustfmt::skip]

@@ -18,14 +18,15 @@ pub mod path;
 pub mod pdf;
 mod table;
 mod text;
+mod types;
 
-pub use build::{
-    Chunk, ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
-    Section, SectionId,
-};
 pub use chunking::TokenCounter;
 pub use document::{Document, Format, Span};
 pub use entities::Gazetteer;
+pub use types::{
+    Chunk, ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
+    Section, SectionId,
+};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -93,6 +94,9 @@ pub enum IngestFailure {
     Malformed(String),
     #[error("no text could be extracted")]
     NoText,
+    /// The file could not be read at all (missing, a folder, no permission): the reader's own words.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// A failure that names its file.

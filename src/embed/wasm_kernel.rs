@@ -24,6 +24,7 @@
 
 use std::arch::wasm32::*;
 use std::sync::OnceLock;
+#[cfg(debug_assertions)]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tract_linalg::Scaler;
@@ -69,10 +70,13 @@ inventory::submit! {
 }
 
 /// How many tiles this kernel has computed since the module started: how a test sees that tract chose it.
+/// Counted in debug builds only (tests build so), so the shipped kernel does no bookkeeping per tile.
+#[cfg(debug_assertions)]
 pub fn tiles_computed() -> usize {
     TILES.load(Ordering::Relaxed)
 }
 
+#[cfg(debug_assertions)]
 static TILES: AtomicUsize = AtomicUsize::new(0);
 
 /// Keeps this file's registrations in the link: wasm-ld leaves out an object nothing refers to, and the
@@ -87,6 +91,7 @@ pub fn keep_registered() {
 /// Every pointer in `specs` must be valid as tract's kernel contract states: packed panels of `k` steps of
 /// 8 A values and 16 B values, per-row operands of 8 values, per-column operands of 16, tiles of 8 × 16 f32.
 unsafe fn run(specs: &[FusedKerSpec<f32>]) -> isize {
+    #[cfg(debug_assertions)]
     TILES.fetch_add(1, Ordering::Relaxed);
     let mut tile: Tile = ZERO;
     for spec in specs {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::ChunkId;
 use crate::embed::{EmbedError, TextEmbedder};
-use crate::retrieve::training::LabelledCandidates;
+use crate::retrieve::fusion::training::LabelledCandidates;
 use crate::retrieve::{self, Method, Query, Retriever};
 use crate::store::IndexedCorpus;
 

@@ -4,7 +4,6 @@
 //! (server-sent events, NDJSON) and the citations in an answer. The transport is the caller's: an HTTP
 //! client natively (`quire ask`), `fetch` in the browser.
 
-pub mod assist;
 pub mod citations;
 pub mod markdown;
 #[cfg(not(target_arch = "wasm32"))]
@@ -15,7 +14,6 @@ pub mod stream;
 
 use serde::{Deserialize, Serialize};
 
-pub use assist::{Assist, AssistedRetrieval, Turn};
 pub use citations::{cited, sources_list};
 pub use markdown::answer_html;
 pub use prompt::{ContextChunk, Message, PromptStyle, build_messages};

@@ -3,17 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::chat::Message;
+
 /// A passage of the context as the model sees it: `[n] Page › Section › #k` then its text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextChunk {
     pub label: String,
     pub text: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    pub role: String,
-    pub content: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -143,12 +143,12 @@ impl KnowledgeGraph {
         })
     }
 
-    /// Targets of `node`'s outgoing edges of one label.
-    pub fn neighbors(&self, node: NodeRef, label: &str) -> Vec<NodeRef> {
+    /// Targets of `node`'s outgoing edges of one kind.
+    pub fn neighbors(&self, node: NodeRef, kind: EdgeKind) -> Vec<NodeRef> {
         let mut out: Vec<NodeRef> = self
             .graph
             .edges(self.index(node))
-            .filter(|e| e.weight().label() == label)
+            .filter(|e| *e.weight() == kind)
             .map(|e| self.graph[e.target()])
             .collect();
         out.reverse();
@@ -175,7 +175,7 @@ impl KnowledgeGraph {
         }
         if let Some(document) = corpus.entities[entity as usize].document {
             for chunk in corpus.document_chunks(document) {
-                for target in self.neighbors(NodeRef::Chunk(chunk), "cites") {
+                for target in self.neighbors(NodeRef::Chunk(chunk), EdgeKind::Cites) {
                     if let NodeRef::Entity(target) = target {
                         push(target, EntityLink::Mentions);
                     }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::analyzer::Analyzer;
 use super::{Hit, top_k};
+use crate::analyzer::Analyzer;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bm25Params {

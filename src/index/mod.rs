@@ -1,7 +1,6 @@
 //! Search indexes: exact flat and HNSW vector search over int8-quantised embeddings behind one type, and
-//! Okapi BM25 over chunk text with an English analyzer.
+//! Okapi BM25 over chunk text with the English [`crate::analyzer`].
 
-pub mod analyzer;
 pub mod bm25;
 pub mod vectors;
 

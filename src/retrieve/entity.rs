@@ -3,7 +3,7 @@
 
 use super::trace::{Step, TraceNode};
 use super::{Query, Retrieval, nearest, rank_chunks};
-use crate::graph::NodeRef;
+use crate::graph::{EdgeKind, NodeRef};
 use crate::store::IndexedCorpus;
 
 /// Entities taken (seed 000).
@@ -12,7 +12,7 @@ pub const ENTITIES: usize = 5;
 pub fn entity(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let entities = nearest(index, &index.rows.entities, query, ENTITIES);
     let scored = entities.iter().flat_map(|hit| {
-        index.graph.neighbors(NodeRef::Entity(hit.row), "cited_in").into_iter().filter_map(move |n| match n {
+        index.graph.neighbors(NodeRef::Entity(hit.row), EdgeKind::CitedIn).into_iter().filter_map(move |n| match n {
             NodeRef::Chunk(chunk) => Some((chunk, hit.score)),
             _ => None,
         })

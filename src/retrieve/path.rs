@@ -28,10 +28,28 @@ struct Member {
     relations: usize,
 }
 
+/// How one node joined a subgraph: from which member, along which link, with its comparison score.
+#[derive(Clone, Copy)]
+struct Growth {
+    from: EntityId,
+    link: EntityLink,
+    to: EntityId,
+    score: f32,
+}
+
+/// A frontier entity's best way in: its comparison score, the member (by position) it is reached from,
+/// and the link.
+#[derive(Clone, Copy)]
+struct Candidate {
+    score: f32,
+    member: usize,
+    link: EntityLink,
+}
+
 struct Subgraph {
     members: Vec<Member>,
-    /// (from, link, to, step score) per added node.
-    steps: Vec<(EntityId, EntityLink, EntityId, f32)>,
+    /// One per added node, in the order they joined.
+    steps: Vec<Growth>,
     seed_score: f32,
 }
 
@@ -46,7 +64,7 @@ impl Subgraph {
         if self.steps.is_empty() {
             return self.seed_score;
         }
-        self.steps.iter().map(|s| s.3).sum::<f32>() / self.steps.len() as f32
+        self.steps.iter().map(|s| s.score).sum::<f32>() / self.steps.len() as f32
     }
 }
 
@@ -86,8 +104,8 @@ fn grow(index: &IndexedCorpus, query: &[f32], seed: EntityId, seed_score: f32) -
         seed_score,
     };
     // Scores of frontier candidates never change once their source member is in: compute each once.
-    let mut frontier: HashMap<EntityId, (f32, usize, EntityLink)> = HashMap::new();
-    let add_frontier_of = |subgraph: &Subgraph, frontier: &mut HashMap<EntityId, (f32, usize, EntityLink)>| {
+    let mut frontier: HashMap<EntityId, Candidate> = HashMap::new();
+    let add_frontier_of = |subgraph: &Subgraph, frontier: &mut HashMap<EntityId, Candidate>| {
         let position = subgraph.members.len() - 1;
         let member = &subgraph.members[position];
         for (target, link) in index.graph.entity_links(&index.corpus, member.entity) {
@@ -95,25 +113,26 @@ fn grow(index: &IndexedCorpus, query: &[f32], seed: EntityId, seed_score: f32) -
                 continue;
             }
             let score = comparison_score(index, query, member, target, link);
-            let entry = frontier.entry(target).or_insert((f32::NEG_INFINITY, position, link));
-            if score > entry.0 {
-                *entry = (score, position, link);
+            let entry =
+                frontier.entry(target).or_insert(Candidate { score: f32::NEG_INFINITY, member: position, link });
+            if score > entry.score {
+                *entry = Candidate { score, member: position, link };
             }
         }
     };
     add_frontier_of(&subgraph, &mut frontier);
     while subgraph.members.len() < SUBGRAPH_SIZE {
-        let best = frontier.iter().max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(a.0))).map(|(&e, &v)| (e, v));
-        let Some((target, (score, from, link))) = best else { break };
+        let best = frontier.iter().max_by(|a, b| a.1.score.total_cmp(&b.1.score).then(b.0.cmp(a.0)));
+        let Some((target, Candidate { score, member, link })) = best.map(|(&e, &c)| (e, c)) else { break };
         frontier.remove(&target);
-        let source = &subgraph.members[from];
+        let source = &subgraph.members[member];
         let mut relation_sum = source.relation_sum.clone();
         let mut relations = source.relations;
         if let Some(relation) = relation_vector(index, link) {
             relations += 1;
             relation_sum.iter_mut().zip(relation).for_each(|(s, r)| *s += r);
         }
-        subgraph.steps.push((source.entity, link, target, score));
+        subgraph.steps.push(Growth { from: source.entity, link, to: target, score });
         subgraph.members.push(Member { entity: target, relation_sum, relations });
         add_frontier_of(&subgraph, &mut frontier);
     }
@@ -151,7 +170,7 @@ pub fn path(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval 
         a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
     });
     let Some(best) = best else { return Retrieval { chunks: Vec::new(), steps } };
-    for &(from, link, to, score) in &best.steps {
+    for &Growth { from, link, to, score } in &best.steps {
         steps.push(Step::Expand {
             from: TraceNode::entity(corpus, from, 0.0),
             relation: link.label(corpus),

@@ -4,7 +4,7 @@
 
 use super::trace::{NodeKind, Step, TraceNode};
 use super::{Query, Retrieval, nearest, rank_chunks};
-use crate::graph::NodeRef;
+use crate::graph::{EdgeKind, NodeRef};
 use crate::store::IndexedCorpus;
 
 /// Sections (or pages) taken (seed 000).
@@ -21,7 +21,7 @@ pub fn section(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retriev
     chosen.truncate(SECTIONS);
     let scored = chosen.iter().flat_map(|&(kind, id, score)| {
         let node = if kind == NodeKind::Section { NodeRef::Section(id) } else { NodeRef::Entity(id) };
-        index.graph.neighbors(node, "has_chunk").into_iter().filter_map(move |child| match child {
+        index.graph.neighbors(node, EdgeKind::HasChunk).into_iter().filter_map(move |child| match child {
             NodeRef::Chunk(chunk) => Some((chunk, score)),
             _ => None,
         })

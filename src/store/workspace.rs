@@ -1,7 +1,6 @@
-//! The one pipeline every front end drives: parsed documents and removals in, an [`IndexBuilder`] out
-//! (merge with the current index, structure, find what needs embedding), then the front end embeds at its
-//! own pace (all cores natively, slices between browser frames) and finishes. Results come back as
-//! [`ChunkView`]s, so the CLI and the app show the same provenance.
+//! Planning an update (merge the new documents with the current index, check what is removed, find what
+//! needs embedding) for [`super::pipeline`], and the views of an index every front end shows: results as
+//! [`ChunkView`]s and documents as [`DocumentOutline`]s, so the CLI and the app show the same provenance.
 
 use std::collections::HashSet;
 

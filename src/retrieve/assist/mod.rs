@@ -22,7 +22,7 @@ mod traverser;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::prompt::Message;
+use crate::chat::Message;
 use crate::retrieve::{Method, Query, Retrieval, Retriever, RetrieverTrace, ScoredChunk, Step, Trace, TracedChunk};
 use crate::store::IndexedCorpus;
 

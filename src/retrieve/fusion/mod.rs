@@ -1,5 +1,9 @@
-//! Fusion of several retrievers' lists: (weighted) reciprocal-rank fusion, and the (weighted) sum of scores
-//! standardised within the query's candidate set (seed 000 §3.2.2's standardisation, nothing learned).
+//! Fusion of several retrievers' lists: (weighted) reciprocal-rank fusion and the (weighted) sum of scores
+//! standardised within the query's candidate set (seed 000 §3.2.2's standardisation, nothing learned) here;
+//! seed 000's trained network in [`learned`], and its training in [`training`].
+
+pub mod learned;
+pub mod training;
 
 use std::collections::HashMap;
 

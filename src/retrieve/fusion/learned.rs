@@ -13,8 +13,8 @@ use candle_nn::{BatchNorm, BatchNormConfig, Linear, Module, ModuleT, VarBuilder}
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::fusion::{FusedChunk, best_first, standardised_candidates};
-use super::{Retriever, ScoredChunk};
+use super::{FusedChunk, best_first, standardised_candidates};
+use crate::retrieve::{Retriever, ScoredChunk};
 
 /// Hidden layers as seed 000 built them: units and dropout rate, each layer ReLU → batch norm → dropout.
 pub const HIDDEN_LAYERS: [(usize, f32); 3] = [(256, 0.2), (128, 0.3), (64, 0.4)];
@@ -31,7 +31,7 @@ const STAGES_KEY: &str = "stages";
 const PROMISING_KEY: &str = "promising share";
 
 /// The weights trained on SciFact's train split (`quire train-fusion`, command in docs/QUALITY.md).
-const SHIPPED: &[u8] = include_bytes!("../../models/fusion/scifact-train.safetensors");
+const SHIPPED: &[u8] = include_bytes!("../../../models/fusion/scifact-train.safetensors");
 
 #[derive(Debug, thiserror::Error)]
 pub enum FusionModelError {

@@ -7,8 +7,8 @@
 //! method's list fills the rest.
 
 use super::{Question, system_and_user};
+use crate::chat::Message;
 use crate::corpus::{ChunkId, DocId, EntityId, SectionId};
-use crate::generate::prompt::Message;
 use crate::retrieve::trace::NodeKind;
 use crate::retrieve::{FUSION_DEPTH, ScoredChunk, Step, TraceNode, fill_below, path, rank_chunks, tier_chunks};
 use crate::store::IndexedCorpus;

@@ -4,8 +4,8 @@
 //! gazetteer's matches in the question text, and the base method runs with that join.
 
 use super::{Embed, Question, json_object, strings, system_and_user};
+use crate::chat::Message;
 use crate::corpus::EntityId;
-use crate::generate::prompt::Message;
 use crate::retrieve::{FUSION_DEPTH, Query, Retrieval, Step, TraceNode, join_with_anchors, nearest};
 use crate::store::IndexedCorpus;
 

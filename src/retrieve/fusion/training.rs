@@ -22,8 +22,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::Retriever;
 use super::learned::{self, FusionModel, FusionModelError, FusionNetwork, promising, stage_prefix};
+use crate::retrieve::Retriever;
 
 /// One question's candidates: each chunk's standardised scores (one per retriever) and whether it is relevant.
 #[derive(Clone, Debug, Default, PartialEq)]

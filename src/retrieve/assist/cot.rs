@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{Embed, Question, json_object, strings, system_and_user};
+use crate::chat::Message;
 use crate::corpus::ChunkId;
-use crate::generate::prompt::Message;
 use crate::retrieve::trace::NodeKind;
 use crate::retrieve::{Query, ScoredChunk, Step, TraceNode, reciprocal_rank_fusion};
 use crate::store::IndexedCorpus;

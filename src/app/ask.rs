@@ -1,0 +1,78 @@
+//! The ask panel: the question box, with Search (the engine's results by the chosen method) and Answer with
+//! the LLM (the conversation in `chat.rs`), the method controls, the sample questions and the results.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::chat::{ChatView, Conversation};
+use super::controls::{MethodChoice, MethodControls, SampleQuestions};
+use super::engine;
+use super::results::{Results, Search};
+use super::session::IndexSession;
+use super::settings::LlmSettings;
+
+#[component]
+pub fn AskPanel(
+    session: IndexSession,
+    search: Search,
+    llm_settings: RwSignal<LlmSettings>,
+    api_key: RwSignal<String>,
+    open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let choice = MethodChoice::new();
+    let conversation = Conversation::new();
+    let query_text = search.query;
+    let ready = move || session.ready();
+    let no_retriever = move || session.notice.set(Some("Choose at least one retriever.".into()));
+
+    let run_query = move || {
+        let text = query_text.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        let Some(method) = choice.method() else { return no_retriever() };
+        let k = choice.top_k();
+        spawn_local(async move {
+            match engine::query(&text, method, k).await {
+                Ok(result) => search.show(result, text),
+                Err(failure) => session.recover(failure).await,
+            }
+        });
+    };
+
+    let ask_llm = move || {
+        let text = query_text.get_untracked();
+        let chosen = llm_settings.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        if !chosen.configured() {
+            return session
+                .notice
+                .set(Some("Set up an LLM endpoint first (\"LLM endpoint\", below): its address and model.".into()));
+        }
+        let Some(method) = choice.method() else { return no_retriever() };
+        let endpoint = chosen.endpoint(&api_key.get_untracked());
+        let asked = text.clone();
+        conversation.ask(text, method, chosen, endpoint, move |result| search.show(result, asked.clone()));
+    };
+
+    view! {
+        <section class="panel" aria-labelledby="ask-heading">
+            <h2 id="ask-heading">"Ask"</h2>
+            <form on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); run_query(); }>
+                <label class="visually-hidden" for="query">"Question"</label>
+                <input id="query" type="search" placeholder="Ask the corpus…"
+                    prop:value=move || query_text.get()
+                    on:input=move |ev| query_text.set(event_target_value(&ev)) />
+                <button id="search" type="submit" disabled=move || !ready()>"Search"</button>
+                <button id="ask-llm" type="button" disabled=move || !ready() || conversation.running() on:click=move |_| ask_llm()
+                    title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
+            </form>
+            <ChatView conversation=conversation open_outline=open_outline />
+            <SampleQuestions samples=search.samples query_text=query_text run_query=run_query />
+            <MethodControls choice=choice />
+            <Results search=search open_outline=open_outline />
+        </section>
+    }
+}

@@ -1,0 +1,142 @@
+//! How a question is asked: the method controls (retrievers, fusion, how many results) and the state they own
+//! ([`MethodChoice`]), and the sample questions a demo offers.
+
+use leptos::prelude::*;
+
+use super::demo::SampleQuestion;
+use super::protocol::MethodSpec;
+use crate::retrieve::{Fusion, Retriever};
+
+const DEFAULT_TOP_K: usize = 6;
+const TOP_K_RANGE: (usize, usize) = (2, 12);
+/// What a first question runs: the fusion that measured best across the two benchmarks (docs/QUALITY.md).
+const DEFAULT_RETRIEVERS: [Retriever; 3] = [Retriever::Dense, Retriever::Bm25, Retriever::Join];
+
+/// How the chosen retrievers' lists become one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FusionChoice {
+    Rrf,
+    Zsum,
+    /// Seed 000's network with the shipped weights; it reads its own retrievers.
+    Learned,
+}
+
+impl FusionChoice {
+    const ALL: [(FusionChoice, &'static str, &'static str); 3] = [
+        (FusionChoice::Zsum, "zsum", "standardised sum"),
+        (FusionChoice::Rrf, "rrf", "reciprocal rank"),
+        (FusionChoice::Learned, "learned", "learned (seed 000)"),
+    ];
+}
+
+/// What the method controls are set to.
+#[derive(Clone, Copy)]
+pub struct MethodChoice {
+    retrievers: RwSignal<Vec<Retriever>>,
+    fusion: RwSignal<FusionChoice>,
+    top_k: RwSignal<usize>,
+}
+
+impl MethodChoice {
+    pub fn new() -> Self {
+        MethodChoice {
+            retrievers: RwSignal::new(DEFAULT_RETRIEVERS.to_vec()),
+            fusion: RwSignal::new(FusionChoice::Zsum),
+            top_k: RwSignal::new(DEFAULT_TOP_K),
+        }
+    }
+
+    /// The engine method the controls describe: one retriever alone, or the chosen ones fused; `None` when
+    /// no retriever is chosen.
+    pub fn method(self) -> Option<MethodSpec> {
+        let fusion = match self.fusion.get_untracked() {
+            FusionChoice::Learned => return Some(MethodSpec::Learned),
+            FusionChoice::Rrf => Fusion::Rrf,
+            FusionChoice::Zsum => Fusion::Zsum,
+        };
+        match self.retrievers.get_untracked().as_slice() {
+            [] => None,
+            [one] => Some(MethodSpec::Single(*one)),
+            many => Some(MethodSpec::Fused { fusion, inputs: many.iter().map(|&r| (r, 1.0)).collect() }),
+        }
+    }
+
+    pub fn top_k(self) -> usize {
+        self.top_k.get_untracked()
+    }
+}
+
+#[component]
+pub fn MethodControls(choice: MethodChoice) -> impl IntoView {
+    let MethodChoice { retrievers, fusion, top_k } = choice;
+    let learned = move || fusion.get() == FusionChoice::Learned;
+    let toggle = move |retriever: Retriever, on: bool| {
+        retrievers.update(|chosen| {
+            chosen.retain(|&r| r != retriever);
+            if on {
+                chosen.push(retriever);
+                // Keep the catalogue's order, so the same choice always names the same method.
+                chosen.sort_by_key(|&r| Retriever::all().position(|x| x == r));
+            }
+        })
+    };
+    view! {
+        <fieldset id="retrievers" disabled=learned>
+            <legend>"Retrievers"</legend>
+            {Retriever::all().map(|retriever| view! {
+                <label class="toggle" title=retriever.description()>
+                    <input type="checkbox" name="retriever" value=retriever.name()
+                        prop:checked=move || retrievers.get().contains(&retriever)
+                        on:change=move |ev| toggle(retriever, event_target_checked(&ev)) />
+                    {retriever.name()}
+                </label>
+            }).collect_view()}
+        </fieldset>
+        <fieldset id="fusion">
+            <legend>"Fusion"</legend>
+            {FusionChoice::ALL.into_iter().map(|(choice, key, label)| view! {
+                <label class="toggle">
+                    <input type="radio" name="fusion" value=key
+                        prop:checked=move || fusion.get() == choice
+                        on:change=move |_| fusion.set(choice) />
+                    {label}
+                </label>
+            }).collect_view()}
+        </fieldset>
+        <label for="top-k">{move || format!("Results: {}", top_k.get())}</label>
+        <input id="top-k" type="range" min=TOP_K_RANGE.0.to_string() max=TOP_K_RANGE.1.to_string() step="1"
+            prop:value=move || top_k.get().to_string()
+            on:input=move |ev| if let Ok(k) = event_target_value(&ev).parse() { top_k.set(k) } />
+    }
+}
+
+#[component]
+pub fn SampleQuestions(
+    samples: RwSignal<Vec<SampleQuestion>>,
+    query_text: RwSignal<String>,
+    run_query: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    move || {
+        let questions = samples.get();
+        (!questions.is_empty()).then(|| {
+            view! {
+                <details id="samples" open>
+                    <summary>"Questions to try"</summary>
+                    <ul>
+                        {questions.into_iter().map(|question| {
+                            let text = question.text.clone();
+                            view! {
+                                <li>
+                                    <button type="button" class="sample" title=question.note.clone()
+                                        on:click=move |_| { query_text.set(text.clone()); run_query(); }>
+                                        {question.text.clone()}
+                                    </button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </details>
+            }
+        })
+    }
+}

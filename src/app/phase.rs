@@ -1,0 +1,86 @@
+//! What the engine is doing, as the page tells it: the [`Phase`], the words for each long step's progress,
+//! and the status line that shows them (with Cancel while a step can be stopped).
+
+use leptos::prelude::*;
+
+use super::engine;
+use super::protocol::{Progress, Step};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    /// The engine worker is starting; its model's download comes as progress.
+    Starting,
+    OpeningDemo,
+    /// A long step in the engine, as it last reported.
+    Working(Progress),
+    Ready,
+    Failed(String),
+}
+
+impl Phase {
+    fn key(&self) -> &'static str {
+        match self {
+            Phase::Starting | Phase::Working(Progress { step: Step::LoadModel, .. }) => "loading-model",
+            Phase::OpeningDemo => "opening-demo",
+            Phase::Working(_) => "indexing",
+            Phase::Ready => "ready",
+            Phase::Failed(_) => "failed",
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Phase::Starting => "Starting the engine…".into(),
+            Phase::OpeningDemo => "Opening the demo index…".into(),
+            Phase::Working(progress) => describe_progress(progress),
+            Phase::Ready => "Ready.".into(),
+            Phase::Failed(reason) => format!("Error: {reason}"),
+        }
+    }
+
+    /// Steps the user can stop, with the index kept as it was.
+    fn cancellable(&self) -> bool {
+        matches!(self, Phase::Working(Progress { step: Step::Parse | Step::Embed, .. }))
+    }
+}
+
+/// `Embedding 40 / 320 texts · 12.5 texts/s · about 22 s left…`, and the like for each step.
+pub fn describe_progress(progress: &Progress) -> String {
+    let Progress { step, done, total, rate, current } = progress;
+    let remaining = |unit: &str, scale: f64| {
+        rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
+            format!(" · {:.1} {unit}/s · about {:.0} s left", rate / scale, total.saturating_sub(*done) as f64 / rate)
+        })
+    };
+    match step {
+        Step::LoadModel => format!(
+            "Loading the embedding model: {:.1} / {:.1} MB{}…",
+            *done as f64 / 1e6,
+            *total as f64 / 1e6,
+            remaining("MB", 1e6)
+        ),
+        Step::Parse => format!(
+            "Reading files: {done} / {total}{}{}…",
+            remaining("files", 1.0),
+            current.as_ref().map_or_else(String::new, |file| format!(" · {file}"))
+        ),
+        Step::Embed => format!("Embedding {done} / {total} texts{}…", remaining("texts", 1.0)),
+        Step::Evaluate => format!("Evaluating {}: {done} / {total} questions…", current.as_deref().unwrap_or("")),
+        Step::Build => "Building the knowledge graph, the chunk graph and the indexes…".into(),
+    }
+}
+
+/// Cancel goes straight to the engine: the update it stops answers with its outcome, which the session
+/// awaiting it shows.
+#[component]
+pub fn StatusLine(phase: RwSignal<Phase>) -> impl IntoView {
+    view! {
+        <p id="status" role="status" data-state=move || phase.get().key()>
+            {move || phase.get().message()}
+            {move || phase.get().cancellable().then(|| view! {
+                " "
+                <button id="cancel" type="button" on:click=move |_| engine::cancel()>"Cancel"</button>
+            })}
+        </p>
+    }
+}

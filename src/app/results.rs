@@ -1,0 +1,162 @@
+//! What a question found: the state the page keeps of it ([`Search`]: the question, its results, the
+//! document outline opened from one), the results with their trace and teaching view, and the outline.
+
+use std::future::Future;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::demo::SampleQuestion;
+use super::engine::{self, Failure};
+use super::protocol::Answer;
+use super::teaching;
+use crate::store::DocumentOutline;
+
+const FIRST_QUESTION: &str = "Who was the first person to walk on the Moon?";
+
+#[derive(Clone, Copy)]
+pub struct Search {
+    /// The question in the box.
+    pub query: RwSignal<String>,
+    /// Questions to try on the index shown (a demo's).
+    pub samples: RwSignal<Vec<SampleQuestion>>,
+    pub answer: RwSignal<Option<Answer>>,
+    /// The question the shown results answer: a page (or a test) can tell fresh results from stale ones.
+    pub answered: RwSignal<String>,
+    /// The document opened from a result, and the chunk it was opened at.
+    pub outline: RwSignal<Option<(DocumentOutline, u32)>>,
+}
+
+impl Search {
+    pub fn new() -> Self {
+        Search {
+            query: RwSignal::new(FIRST_QUESTION.to_string()),
+            samples: RwSignal::new(Vec::new()),
+            answer: RwSignal::new(None),
+            answered: RwSignal::new(String::new()),
+            outline: RwSignal::new(None),
+        }
+    }
+
+    pub fn show(self, answer: Answer, question: String) {
+        self.answer.set(Some(answer));
+        self.answered.set(question);
+    }
+
+    /// A whole index replaced: what was shown of the old one goes, and its first sample question (a demo's)
+    /// goes in the box.
+    pub fn new_index(self, questions: Vec<SampleQuestion>) {
+        if let Some(first) = questions.first() {
+            self.query.set(first.text.clone());
+        }
+        self.samples.set(questions);
+        self.answer.set(None);
+        self.outline.set(None);
+    }
+
+    /// Opens `source`'s outline at `chunk`, scored against the question the results answer; a failure goes
+    /// to `recover`.
+    pub fn open_outline<F>(self, source: String, chunk: u32, recover: impl FnOnce(Failure) -> F + 'static)
+    where
+        F: Future<Output = ()> + 'static,
+    {
+        let question = Some(self.answered.get_untracked()).filter(|q| !q.is_empty());
+        spawn_local(async move {
+            match engine::outline(&source, question).await {
+                Ok(document) => self.outline.set(Some((document, chunk))),
+                Err(failure) => recover(failure).await,
+            }
+        });
+    }
+}
+
+#[component]
+pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
+    let Search { answer, answered, .. } = search;
+    let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
+    view! {
+        <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>
+            {move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
+        </p>
+        <ol id="results" data-query=move || answered.get()>
+            {move || rows().into_iter().map(|row| {
+                let (source, chunk) = (row.source.clone(), row.chunk);
+                view! {
+                    <li class="result">
+                        <button type="button" class="label" title="Open this document's outline at this chunk"
+                            on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
+                        <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
+                        <p class="text">{row.text}</p>
+                    </li>
+                }
+            }).collect_view()}
+        </ol>
+        {move || answer.get().map(|a| view! {
+            <details id="teaching-view">
+                <summary>"Watch how these were found, step by step (teaching view)"</summary>
+                <teaching::TeachingView graph=a.graph />
+            </details>
+            <details id="trace">
+                <summary>"How these were found (the retrieval trace)"</summary>
+                <pre>{a.trace.render()}</pre>
+            </details>
+        })}
+    }
+}
+
+/// A document's sections and chunks, opened at the chunk a result named, each chunk with a bar for its
+/// relevance to the question (its cosine with it, against the document's best).
+#[component]
+pub fn OutlineView(outline: RwSignal<Option<(DocumentOutline, u32)>>) -> impl IntoView {
+    // Bring the chunk the outline was opened at into view once it is drawn.
+    Effect::new(move || {
+        if outline.with(Option::is_some) {
+            request_animation_frame(|| {
+                let focused = document().query_selector("#outline .outline-chunk.focused").ok().flatten();
+                if let Some(element) = focused {
+                    element.scroll_into_view();
+                }
+            });
+        }
+    });
+    move || {
+        outline.get().map(|(document, focus)| {
+            let best = document.sections.iter().flat_map(|s| &s.chunks).filter_map(|c| c.relevance).fold(0.0_f32, f32::max);
+            let sections = document.sections.into_iter().map(|section| {
+                let depth = section.headings.len();
+                let heading = if section.headings.is_empty() { "(before the first heading)".to_string() } else { section.headings.join(" › ") };
+                let chunks = section.chunks.into_iter().map(|chunk| {
+                    let share = chunk.relevance.map_or(0.0, |r| if best > 0.0 { (r / best).clamp(0.0, 1.0) } else { 0.0 });
+                    let relevance = chunk.relevance.map(|r| format!("{r:.3}"));
+                    let relevance_value = relevance.clone().unwrap_or_default();
+                    let id = chunk.chunk;
+                    view! {
+                        <li class="outline-chunk" class:focused=id == focus data-chunk=id.to_string()
+                            data-relevance=relevance_value>
+                            <div class="chunk-head">
+                                <span class="relevance-bar" aria-hidden="true"><span style:width=format!("{:.0}%", share * 100.0)></span></span>
+                                <span class="label">{chunk.label}</span>
+                                {relevance.map(|r| view! { <span class="meta">{format!(" · relevance {r}")}</span> })}
+                            </div>
+                            <p class="text">{chunk.text}</p>
+                        </li>
+                    }
+                }).collect_view();
+                view! {
+                    <li class="outline-section" style:margin-left=format!("{}rem", depth.saturating_sub(1))>
+                        <div class="heading">{heading}</div>
+                        <ol>{chunks}</ol>
+                    </li>
+                }
+            }).collect_view();
+            view! {
+                <section class="panel" id="outline" aria-labelledby="outline-heading">
+                    <h2 id="outline-heading">{format!("Outline of {}", document.title)}</h2>
+                    <p class="meta">{document.source}" · bars: each chunk's relevance to the question, against the document's best"</p>
+                    <button type="button" id="close-outline" on:click=move |_| outline.set(None)>"Close the outline"</button>
+                    <ol class="outline-sections">{sections}</ol>
+                </section>
+            }
+        })
+    }
+}

@@ -1,0 +1,300 @@
+//! The index the page shows and every engine call that replaces or changes it: [`IndexSession`] owns the
+//! phase, what the page shows of the index, what this browser stores of it, and the orchestration around
+//! the engine: starting it (the saved index, else a demo), opening demos and imported files, updating,
+//! removing, exporting and forgetting, and restarting a crashed engine with the index as it was.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::demo::{Demo, SampleQuestion};
+use super::engine::{self, Failure};
+use super::phase::Phase;
+use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress};
+use super::results::Search;
+use super::{browser, storage};
+use crate::store::CorpusSummary;
+
+/// The name an exported index is offered under.
+const EXPORT_NAME: &str = "quire-index.quire";
+/// What the index saved in this browser is called in messages.
+const SAVED_INDEX: &str = "the index saved in this browser";
+
+#[derive(Clone, Copy)]
+pub struct IndexSession {
+    pub phase: RwSignal<Phase>,
+    pub summary: RwSignal<Option<CorpusSummary>>,
+    pub engine_memory: RwSignal<u32>,
+    /// Every document as (source, title).
+    pub documents: RwSignal<Vec<(String, String)>>,
+    pub last_outcome: RwSignal<Option<IndexOutcome>>,
+    /// The demo shown, or last shown: a restarted engine opens it again unless the index is saved.
+    pub demo: RwSignal<Demo>,
+    /// Problems that leave the index as it was (a refused import, a failed save): reported, not a failed state.
+    pub notice: RwSignal<Option<String>>,
+    /// Whether the index shown is the one saved in this browser, and what the browser stores.
+    pub saved: RwSignal<bool>,
+    pub restored: RwSignal<bool>,
+    pub usage: RwSignal<Option<storage::Usage>>,
+    /// The report of a `?bench=` page (bench builds only).
+    pub bench: RwSignal<Option<String>>,
+    /// What was shown of an index goes with it.
+    search: Search,
+}
+
+impl IndexSession {
+    pub fn new(search: Search) -> Self {
+        IndexSession {
+            phase: RwSignal::new(Phase::Starting),
+            summary: RwSignal::new(None),
+            engine_memory: RwSignal::new(0),
+            documents: RwSignal::new(Vec::new()),
+            last_outcome: RwSignal::new(None),
+            demo: RwSignal::new(Demo::Planets),
+            notice: RwSignal::new(None),
+            saved: RwSignal::new(false),
+            restored: RwSignal::new(false),
+            usage: RwSignal::new(None),
+            bench: RwSignal::new(None),
+            search,
+        }
+    }
+
+    /// Whether the engine takes requests now (tracked: controls are enabled by it).
+    pub fn ready(self) -> bool {
+        matches!(self.phase.get(), Phase::Ready)
+    }
+
+    fn show(self, state: IndexState) {
+        self.summary.set(Some(state.summary));
+        self.documents.set(state.documents);
+        self.engine_memory.set(state.engine_memory_bytes);
+    }
+
+    fn on_progress(self) -> impl Fn(Progress) + 'static {
+        move |progress| self.phase.set(Phase::Working(progress))
+    }
+
+    /// Starts the engine, then opens the saved index or the demo (or, in a bench build, runs the benchmark
+    /// the address asks for).
+    pub fn start(self) {
+        spawn_local(async move {
+            if let Err(reason) = engine::start(self.on_progress()).await {
+                return self.phase.set(Phase::Failed(reason));
+            }
+            #[cfg(feature = "bench")]
+            if let Some(benchmark) = requested_benchmark() {
+                match engine::benchmark(benchmark).await {
+                    Ok(report) => self.bench.set(Some(report)),
+                    Err(failure) => return self.phase.set(Phase::Failed(failure.to_string())),
+                }
+                return self.phase.set(Phase::Ready);
+            }
+            self.restore_or_open_demo().await;
+            // Only now: caching the build for offline use must not slow the first start.
+            browser::register_service_worker().await;
+        });
+    }
+
+    async fn persist(self) {
+        self.saved.set(false);
+        let stored = match engine::export().await {
+            Ok(bytes) => storage::save(&bytes).await,
+            Err(failure) => Err(failure.to_string()),
+        };
+        match stored {
+            Ok(()) => self.saved.set(true),
+            Err(reason) => self.notice.set(Some(reason)),
+        }
+        self.usage.set(storage::usage().await);
+    }
+
+    /// A new engine with the index the page shows: the saved one if it is saved, else the demo shown.
+    async fn restart_engine(self) -> Result<(), String> {
+        engine::start(self.on_progress()).await?;
+        let saved_bytes = if self.saved.get_untracked() { storage::load().await? } else { None };
+        let state = match saved_bytes {
+            Some(bytes) => engine::open(SAVED_INDEX, bytes).await,
+            None => {
+                let chosen = self.demo.get_untracked();
+                engine::open(&chosen.snapshot_url(), chosen.fetch().await?.0).await
+            }
+        };
+        self.show(state.map_err(|failure| failure.to_string())?);
+        Ok(())
+    }
+
+    /// What a failed request leaves: a refusal is reported; a crash restarts the engine with the index as it
+    /// was.
+    pub async fn recover(self, failure: Failure) {
+        match failure {
+            Failure::Refused(reason) => self.notice.set(Some(reason)),
+            Failure::Crashed { message, .. } => {
+                self.notice
+                    .set(Some(format!("The engine stopped ({message}); it was restarted with the index as it was.")));
+                match self.restart_engine().await {
+                    Ok(()) => self.phase.set(Phase::Ready),
+                    Err(reason) => self.phase.set(Phase::Failed(reason)),
+                }
+            }
+        }
+    }
+
+    /// Adds `files` and removes `removed`. A file whose parser crashes the engine is skipped with an error
+    /// naming it; the engine restarts with the index as it was and the update goes on with the other files.
+    async fn update_index(self, mut files: Vec<FileBytes>, removed: Vec<String>) {
+        let mut crashed_on = Vec::new();
+        let result = loop {
+            match engine::update(files.clone(), removed.clone()).await {
+                Err(Failure::Crashed { message, parsing: Some(file) }) => {
+                    crashed_on.push(format!("{file}: the parser crashed on this file ({message}); it was skipped"));
+                    files.retain(|f| f.path != file);
+                    if let Err(reason) = self.restart_engine().await {
+                        break Err(Failure::Refused(reason));
+                    }
+                }
+                other => break other,
+            }
+        };
+        match result {
+            Ok((mut outcome, state)) => {
+                outcome.errors.splice(0..0, crashed_on);
+                self.last_outcome.set(Some(outcome));
+                self.phase.set(Phase::Ready);
+                if let Some(state) = state {
+                    self.show(state);
+                    self.persist().await;
+                }
+            }
+            Err(Failure::Refused(reason)) => self.phase.set(Phase::Failed(reason)),
+            Err(crash) => self.recover(crash).await,
+        }
+    }
+
+    pub fn remove(self, source: String) {
+        spawn_local(self.update_index(Vec::new(), vec![source]));
+    }
+
+    /// Reads picked or dropped files and adds them; `unreadable` are those already known to be unreadable.
+    pub fn add_picked(self, picked: Vec<(String, web_sys::File)>, mut unreadable: Vec<String>) {
+        spawn_local(async move {
+            let (files, unread) = browser::read_picked(picked).await;
+            unreadable.extend(unread);
+            self.notice.set((!unreadable.is_empty()).then(|| unreadable.join("; ")));
+            self.update_index(files, Vec::new()).await;
+        });
+    }
+
+    /// A whole index replaced (a demo, the saved one, an imported file): what was shown of the old one goes.
+    /// `from_storage`: it is the index saved in this browser.
+    fn show_new_index(self, state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool) {
+        self.show(state);
+        self.search.new_index(questions);
+        self.last_outcome.set(None);
+        self.saved.set(from_storage);
+        self.restored.set(from_storage);
+    }
+
+    pub async fn open_demo(self, chosen: Demo) {
+        self.phase.set(Phase::OpeningDemo);
+        let opened = match chosen.fetch().await {
+            Ok((snapshot, questions)) => {
+                engine::open(&chosen.snapshot_url(), snapshot).await.map(|state| (state, questions))
+            }
+            Err(reason) => Err(Failure::Refused(reason)),
+        };
+        match opened {
+            Ok((state, questions)) => {
+                self.demo.set(chosen);
+                self.show_new_index(state, questions, false);
+                self.phase.set(Phase::Ready);
+            }
+            Err(failure) => self.phase.set(Phase::Failed(failure.to_string())),
+        }
+    }
+
+    /// The index saved in this browser if there is one, else the demo; a saved index that cannot be opened
+    /// is left in place (a change replaces it, Forget removes it) and the demo opens.
+    async fn restore_or_open_demo(self) {
+        let restored_index = match storage::load().await {
+            Ok(Some(bytes)) => engine::open(SAVED_INDEX, bytes).await.map(Some).map_err(|failure| {
+                format!("{failure}. Showing the demo instead; your next change replaces the saved index, or Forget removes it.")
+            }),
+            Ok(None) => Ok(None),
+            Err(reason) => Err(format!("{reason}. Showing the demo instead.")),
+        };
+        match restored_index {
+            Ok(Some(state)) => {
+                self.show_new_index(state, Vec::new(), true);
+                self.phase.set(Phase::Ready);
+            }
+            not_restored => {
+                self.notice.set(not_restored.err());
+                self.open_demo(Demo::Planets).await;
+            }
+        }
+        self.usage.set(storage::usage().await);
+    }
+
+    /// Replaces the index with an exported `.quire` file's, and saves it in this browser.
+    pub fn import(self, file: web_sys::File) {
+        spawn_local(async move {
+            let imported = match browser::read_file(&file).await {
+                Ok(bytes) => engine::open(&file.name(), bytes).await,
+                Err(reason) => Err(Failure::Refused(reason)),
+            };
+            match imported {
+                Ok(state) => {
+                    self.notice.set(None);
+                    self.show_new_index(state, Vec::new(), false);
+                    self.persist().await;
+                }
+                Err(failure) => self.recover(failure).await,
+            }
+        });
+    }
+
+    /// Offers the index as a `.quire` file to download.
+    pub fn export(self) {
+        spawn_local(async move {
+            let exported = match engine::export().await {
+                Ok(bytes) => browser::download(EXPORT_NAME, &bytes),
+                Err(failure) => Err(failure.to_string()),
+            };
+            self.notice.set(exported.err());
+        })
+    }
+
+    /// Deletes the index saved in this browser; the index shown stays.
+    pub fn forget(self) {
+        spawn_local(async move {
+            match storage::forget().await {
+                Ok(()) => {
+                    self.saved.set(false);
+                    self.restored.set(false);
+                    self.notice.set(Some("The saved index is forgotten: the next visit starts from the demo.".into()));
+                }
+                Err(reason) => self.notice.set(Some(reason)),
+            }
+            self.usage.set(storage::usage().await);
+        })
+    }
+}
+
+/// The measurement the address asks for: `?bench=embed&count=N&tokens=T&workers=W&here=1` or
+/// `?bench=hnsw&count=N`.
+#[cfg(feature = "bench")]
+fn requested_benchmark() -> Option<super::protocol::Benchmark> {
+    use super::protocol::Benchmark;
+    let number = |name: &str, default: usize| {
+        browser::query_parameter(name).and_then(|value| value.parse().ok()).unwrap_or(default)
+    };
+    match browser::query_parameter("bench")?.as_str() {
+        "embed" => {
+            let (count, tokens, workers) = (number("count", 32), number("tokens", 128), number("workers", 0));
+            let here = number("here", 0) == 1;
+            Some(Benchmark::Embed { count, tokens, workers, here })
+        }
+        "hnsw" => Some(Benchmark::Hnsw { vectors: number("count", 10_000) }),
+        _ => None,
+    }
+}

@@ -1,0 +1,113 @@
+//! The engine worker's answers: a query's best chunks with each retriever's ranks and the trace, a
+//! document's outline scored against the question, and LLM-assisted retrieval, which waits here between
+//! the LLM calls the page makes for it.
+
+use std::cell::RefCell;
+
+use crate::app::browser;
+use crate::app::protocol::{Answer, AssistTurn, ResultRow};
+use crate::embed::TextEmbedder;
+use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
+use crate::retrieve::fusion::describe_ranks;
+use crate::retrieve::{Method, Query, ScoredChunk, Trace};
+use crate::store::{DocumentOutline, IndexedCorpus};
+
+use super::with_index;
+
+thread_local! {
+    // The LLM-assisted retrieval waiting for the LLM's reply, and when it started.
+    static ASSISTED: RefCell<Option<(AssistedRetrieval, f64)>> = const { RefCell::new(None) };
+}
+
+/// Drops the assisted retrieval waiting for the LLM, if any (its chunk ids are the old index's).
+pub(super) fn forget_assisted() {
+    ASSISTED.set(None);
+}
+
+/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
+pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
+    let started = browser::now_ms();
+    with_index(|engine, index| {
+        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        let (chunks, trace) = method.trace(index, Query::new(text, &vector), k, k);
+        Ok(answer(index, &chunks, trace, started))
+    })
+}
+
+/// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
+pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, String> {
+    with_index(|engine, index| {
+        let vector = query.map(|text| engine.embedder.embed(&[&text]).map_err(|e| e.to_string())).transpose()?;
+        index
+            .outline(source, vector.as_ref().map(|v| v[0].as_slice()))
+            .ok_or_else(|| format!("{source} is not in the index"))
+    })
+}
+
+fn answer(index: &IndexedCorpus, chunks: &[ScoredChunk], trace: Trace, started: f64) -> Answer {
+    let rows = chunks
+        .iter()
+        .map(|hit| {
+            let view = index.chunk_view(hit.chunk);
+            ResultRow {
+                label: view.label,
+                source: view.source,
+                chunk: hit.chunk,
+                score: hit.score,
+                ranks: input_ranks(&trace, hit.chunk),
+                text: view.text,
+            }
+        })
+        .collect();
+    let graph = trace.graph(&index.corpus);
+    Answer { rows, trace, graph, milliseconds: browser::now_ms() - started }
+}
+
+pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
+    let started = browser::now_ms();
+    let (retrieval, turn) = with_index(|engine, index| {
+        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        AssistedRetrieval::start(assist, method, index, text, vector, k)
+    })?;
+    ASSISTED.set(Some((retrieval, started)));
+    assist_turn(turn)
+}
+
+pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
+    let (mut retrieval, started) =
+        ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
+    let turn = with_index(|engine, index| {
+        let embed = |text: &str| Ok(engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+        retrieval.resume(index, reply, &embed)
+    })?;
+    ASSISTED.set(Some((retrieval, started)));
+    assist_turn(turn)
+}
+
+fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
+    match turn {
+        Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
+        Turn::Done(chunks, trace) => {
+            let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
+            with_index(|_, index| Ok(AssistTurn::Done(answer(index, &chunks, trace, started))))
+        }
+    }
+}
+
+/// Each input retriever's rank for `chunk`: from the fusion's rows, or the lone retriever's own rank; an
+/// assisted retrieval's chunk the base method did not rank is named by its lane.
+fn input_ranks(trace: &Trace, chunk: u32) -> String {
+    let row = trace
+        .fusion
+        .as_ref()
+        .and_then(|fusion| fusion.rows.iter().find(|row| row.chunk == chunk).map(|row| (fusion, row)));
+    if let Some((fusion, row)) = row {
+        let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
+        return describe_ranks(&names, &row.ranks);
+    }
+    trace
+        .retrievers
+        .iter()
+        .find_map(|r| r.chunks.iter().find(|c| c.chunk == chunk).map(|c| format!("{} #{}", r.retriever, c.rank)))
+        .unwrap_or_default()
+}

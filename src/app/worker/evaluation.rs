@@ -1,0 +1,109 @@
+//! The engine worker's evaluations, run as `quire eval` runs them: the dataset's questions and labels, its
+//! index (a prebuilt snapshot, the last evaluation's, or its corpus indexed here), and the same metrics and
+//! table.
+
+use crate::app::browser;
+use crate::app::protocol::{Evaluation, FileBytes, Progress, Step};
+use crate::corpus::SourceFile;
+use crate::embed::TextEmbedder;
+use crate::eval::dataset::Labels;
+use crate::eval::{EvalSettings, MetricKind};
+use crate::retrieve::Method;
+use crate::store::IndexedCorpus;
+use crate::store::pipeline::Base;
+
+use super::indexing::run_pipeline;
+use super::{send_progress, with_engine};
+
+/// What an evaluation was asked for (`Request::Evaluate`).
+pub(super) struct EvaluationRequest {
+    pub dataset: String,
+    pub split: String,
+    pub files: Vec<FileBytes>,
+    pub snapshot: Option<Vec<u8>>,
+    pub methods: Vec<String>,
+    pub cutoffs: Vec<usize>,
+}
+
+impl EvaluationRequest {
+    /// The folder's file named `name` (at any depth: a picked folder's paths start with its own name), or its
+    /// gzipped form, as text.
+    fn text(&self, name: &str) -> Result<(String, String), String> {
+        let gzipped = format!("{name}.gz");
+        let file = self
+            .files
+            .iter()
+            .find(|f| [name, gzipped.as_str()].iter().any(|n| f.path == *n || f.path.ends_with(&format!("/{n}"))))
+            .ok_or_else(|| {
+                format!(
+                    "{name}: not in the folder (a BEIR-layout folder holds corpus.jsonl, queries.jsonl and \
+                     qrels/<split>.tsv, each optionally gzipped)"
+                )
+            })?;
+        Ok((file.path.clone(), crate::eval::dataset::file_text(&file.path, file.bytes.clone())?))
+    }
+}
+
+/// Runs an evaluation as `quire eval` does: the same metrics, the same table.
+pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
+    let methods = request.methods.iter().map(|name| Method::parse(name)).collect::<Result<Vec<_>, _>>()?;
+    if methods.is_empty() {
+        return Err("choose at least one retriever to evaluate".into());
+    }
+    if request.cutoffs.iter().any(|&k| k == 0 || k > crate::eval::RUN_DEPTH) {
+        return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
+    }
+    let (queries, qrels) = (request.text("queries.jsonl")?, request.text(&format!("qrels/{}.tsv", request.split))?);
+    let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1))?;
+    let index = evaluation_index(&request).await?;
+    let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
+    with_engine(|engine| {
+        let index = &index.1;
+        let dataset = labels.label(&request.dataset, &request.split, &crate::eval::indexed_document_ids(index))?;
+        let questions = dataset.queries.len();
+        let mut progress = |method: &Method, done: usize| {
+            let current = Some(method.name());
+            send_progress(Progress { step: Step::Evaluate, done, total: questions, rate: None, current });
+        };
+        let report =
+            crate::eval::evaluate(index, &*engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)
+                .map_err(|e| e.to_string())?;
+        Ok(Evaluation { summary: report.summary(index), table: report.table(), warnings: report.warnings })
+    })
+    .and_then(|evaluated| {
+        with_engine(|engine| engine.evaluated = Some(index))?;
+        evaluated
+    })
+}
+
+/// The dataset's index: its prebuilt snapshot, or its corpus indexed here (through the pool), or the one
+/// the last evaluation of the same dataset built.
+async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, IndexedCorpus), String> {
+    let corpus = match &request.snapshot {
+        Some(_) => None,
+        None => Some(request.text("corpus.jsonl")?),
+    };
+    let source = request.snapshot.as_deref().unwrap_or_else(|| corpus.as_ref().map_or(&[][..], |c| c.1.as_bytes()));
+    let key = blake3::hash(source);
+    if let Some(cached) = with_engine(|engine| engine.evaluated.take().filter(|(k, _)| *k == key))? {
+        return Ok(cached);
+    }
+    if let Some(bytes) = &request.snapshot {
+        let name = format!("{}'s index", request.dataset);
+        let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+        with_engine(|engine| index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}")))??;
+        return Ok((key, index));
+    }
+    let (name, text) = corpus.unwrap_or_default();
+    let base = Base::Fresh { settings: crate::store::IndexSettings::default(), reuse_vectors_of: None };
+    let file = SourceFile::new("corpus.jsonl", text.into_bytes());
+    let outcome = run_pipeline(base, std::iter::once(Ok(file))).await?;
+    if let Some(error) = outcome.report.errors.first() {
+        return Err(format!("{name}: {}", error.failure));
+    }
+    if outcome.cancelled {
+        return Err("the evaluation was cancelled".into());
+    }
+    let index = outcome.index.ok_or_else(|| format!("{name}: no document could be indexed"))?;
+    Ok((key, index))
+}

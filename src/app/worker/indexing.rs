@@ -1,0 +1,157 @@
+//! The engine worker's index changes: opening a snapshot, and updating the index with the user's files
+//! through the engine's pipeline (`store::pipeline`) with the page as its host: progress posted to the
+//! page, embedding here or through the pool, each step stoppable by a Cancel with the index kept as it was.
+
+use std::rc::Rc;
+
+use crate::corpus::SourceFile;
+use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use crate::store::pipeline::{self, Base, Host, InputFile, Outcome, Stage};
+use crate::store::{IndexBuilder, IndexedCorpus};
+
+use crate::app::browser;
+use crate::app::pool::Pool;
+use crate::app::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Reply, Step};
+
+use super::{CANCELLED, rate, send_progress, with_engine};
+
+/// Texts the engine worker embeds itself between two looks at its messages (a Cancel waits at most this).
+const TEXTS_PER_SLICE: usize = 16;
+/// Fewer texts than this are embedded here: starting the pool (a model per worker) would cost more.
+const POOL_THRESHOLD: usize = 96;
+/// How long parsing runs before the worker yields to read its messages.
+const PARSE_SLICE_MS: f64 = 50.0;
+
+fn state(index: &IndexedCorpus) -> IndexState {
+    IndexState {
+        summary: index.summary(),
+        documents: index.corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        engine_memory_bytes: browser::wasm_memory_bytes(),
+    }
+}
+
+/// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by another
+/// model, is refused and the current index kept.
+pub(super) fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
+    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+    with_engine(|engine| {
+        index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}"))?;
+        let shown = state(&index);
+        engine.index = Some(Rc::new(index));
+        Ok(shown)
+    })?
+}
+
+/// Parses `files` file by file, adds them to the corpus (replacing same-named documents) and removes
+/// `removed`, through the engine's pipeline; only new texts are embedded. The current index answers
+/// questions until the new one is complete, and a Cancel or a failure leaves it as it was.
+pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, String> {
+    let current = with_engine(|engine| engine.index.clone())?;
+    let base = Base::Update { current: current.as_deref(), removed: &removed };
+    let outcome = run_pipeline(base, files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)))).await?;
+    let shown = outcome.index.map(|index| {
+        let shown = state(&index);
+        with_engine(|engine| engine.index = Some(Rc::new(index))).map(|()| shown)
+    });
+    let report = &outcome.report;
+    let outcome_shown = IndexOutcome {
+        cancelled: outcome.cancelled,
+        errors: report.errors.iter().map(ToString::to_string).collect(),
+        warnings: report.warnings.iter().map(|(file, warning)| format!("{file}: {warning}")).collect(),
+        embedded: outcome.embedded,
+        reused: outcome.reused,
+        seconds: outcome.timings.total(),
+    };
+    Ok(Reply::Updated { outcome: outcome_shown, state: shown.transpose()? })
+}
+
+/// Runs the engine's pipeline here: progress to the page, embedding here or through the pool, the page's
+/// Cancel read between steps.
+pub(super) async fn run_pipeline(
+    base: Base<'_>,
+    files: impl ExactSizeIterator<Item = InputFile>,
+) -> Result<Outcome, String> {
+    CANCELLED.set(false);
+    let embedder = with_engine(|engine| engine.embedder.clone())?;
+    let now = browser::now_ms();
+    let mut page = Page { embedder, stage: None, stage_started: now, last_yield: now };
+    let count = files.len();
+    let clock = || browser::now_ms() / 1000.0;
+    pipeline::run(&mut page, base, files, count, &clock).await.map_err(|e| e.to_string())
+}
+
+/// The page as the pipeline's host.
+struct Page {
+    embedder: Rc<MiniLmEmbedder>,
+    stage: Option<Stage>,
+    stage_started: f64,
+    last_yield: f64,
+}
+
+impl Host for Page {
+    type Embedder = MiniLmEmbedder;
+
+    fn embedder(&self) -> &MiniLmEmbedder {
+        &self.embedder
+    }
+
+    fn progress(&mut self, progress: pipeline::Progress<'_>) {
+        if self.stage != Some(progress.stage) {
+            self.stage = Some(progress.stage);
+            self.stage_started = browser::now_ms();
+        }
+        let step = match progress.stage {
+            Stage::Parse => Step::Parse,
+            Stage::Embed => Step::Embed,
+            Stage::Build => Step::Build,
+        };
+        let (done, total) = (progress.done, progress.total);
+        let rate = rate(done, self.stage_started);
+        send_progress(Progress { step, done, total, rate, current: progress.current.map(String::from) });
+    }
+
+    /// Yields to the worker's event loop every [`PARSE_SLICE_MS`], so a Cancel can arrive.
+    async fn carry_on(&mut self) -> bool {
+        if browser::now_ms() - self.last_yield > PARSE_SLICE_MS {
+            browser::next_tick().await;
+            self.last_yield = browser::now_ms();
+        }
+        !CANCELLED.get()
+    }
+
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
+        embed(builder).await.map_err(EmbedError::Inference)
+    }
+}
+
+/// Embeds every pending text, here or through the pool; `false` when cancelled.
+pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
+    let (started, total) = (browser::now_ms(), builder.to_embed());
+    let tell = |done: usize| {
+        send_progress(Progress { step: Step::Embed, done, total, rate: rate(done, started), current: None })
+    };
+    tell(0);
+    if total >= POOL_THRESHOLD {
+        let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
+        let embedded = pool.embed(builder, Some(&embed_here), &|| CANCELLED.get(), &tell).await;
+        // A pool that failed is dropped (its workers end with it); the next large update starts a new one.
+        if embedded.is_ok() {
+            with_engine(|engine| engine.pool = Some(pool))?;
+        }
+        return embedded;
+    }
+    while !builder.is_done() {
+        browser::next_tick().await;
+        if CANCELLED.get() {
+            return Ok(false);
+        }
+        with_engine(|engine| builder.embed_next(&*engine.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
+        tell(builder.embedded());
+    }
+    Ok(true)
+}
+
+/// Embeds with the engine's own model: the engine worker's share of a pool's jobs.
+pub(super) fn embed_here(texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+    with_engine(|engine| engine.embedder.embed(texts).map_err(|e| e.to_string()))?
+}

@@ -1,0 +1,86 @@
+//! The bench build's measurements in the engine worker (`?bench=` pages, `tests/browser/bench*.mjs` and
+//! `profile-embed.mjs`): embedding throughput, alone or through a pool, and the HNSW index's build, query
+//! time and recall. Compiled only with the `bench` feature.
+
+use crate::app::browser;
+use crate::app::pool::{EmbedHere, Pool};
+use crate::app::protocol::Benchmark;
+use crate::embed::TextEmbedder;
+
+use super::indexing::embed_here;
+use super::with_engine;
+
+/// The JSON report of `benchmark`.
+pub(super) async fn measure(benchmark: Benchmark) -> Result<String, String> {
+    match benchmark {
+        Benchmark::Embed { count, tokens, workers, here } => embedding(count, tokens, workers, here).await,
+        Benchmark::Hnsw { vectors } => Ok(hnsw(vectors)),
+    }
+}
+
+/// The HNSW index built over `vectors` synthetic vectors in this worker (one thread, as indexing here
+/// builds it), measured as `cargo bench --bench vector_index` measures it natively.
+fn hnsw(vectors: usize) -> String {
+    use crate::index::{HnswParams, VectorIndex};
+    const K: usize = 10;
+    let data = crate::bench::ClusteredVectors::new(vectors, 200);
+    let truth = data.exact_neighbours(K);
+    let rows = (0..vectors as u32).collect();
+    let build = |store: &_| VectorIndex::build_hnsw(store, rows, HnswParams::default());
+    let report = crate::bench::measure_index(&data, &truth, K, build, &browser::now_ms);
+    serde_json::to_string(&report).unwrap_or_default()
+}
+
+/// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
+/// or through a pool of `workers` embedding workers, each with its own model, this worker embedding its
+/// share too when `here` (as the app indexes).
+async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> Result<String, String> {
+    if workers == 0 {
+        return with_engine(|engine| {
+            let embedder = &*engine.embedder;
+            // A profiler attached to this worker (tests/browser/profile-embed.mjs) records exactly this span;
+            // without one, both calls do nothing.
+            web_sys::console::profile_1(&"embedding".into());
+            let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms);
+            web_sys::console::profile_end_1(&"embedding".into());
+            let report = report.map_err(|e| e.to_string())?;
+            // What was embedded and what came out, so that another runtime can be checked against it.
+            let texts = crate::bench::sample_sequences(embedder, count, tokens);
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let ids =
+                refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+            let vectors = embedder.embed(&refs).map_err(|e| e.to_string())?;
+            let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+            json["token_ids"] = serde_json::json!(ids);
+            json["vectors"] = serde_json::json!(vectors);
+            // The module's linear memory once the plans these shapes need are built and used.
+            json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
+            Ok(json.to_string())
+        })?;
+    }
+    let texts = with_engine(|engine| crate::bench::sample_sequences(&*engine.embedder, count, tokens))?;
+    let mut pool = Pool::new(workers);
+    pool.ready().await?;
+    let started = browser::now_ms();
+    let here = here.then_some(&embed_here as EmbedHere<'_>);
+    let vectors = pool.embed_texts(&texts, here, &|| false, &|_| {}).await?.unwrap_or_default();
+    let milliseconds = browser::now_ms() - started;
+    // The pool must give each text the vector this worker gives it, in the texts' order.
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let alone = embed_here(&refs)?;
+    let agreement = vectors
+        .iter()
+        .zip(&alone)
+        .map(|(a, b)| crate::index::vectors::dot(a, b))
+        .fold(if vectors.len() == alone.len() { f32::INFINITY } else { 0.0 }, f32::min);
+    Ok(serde_json::json!({
+        "workers": workers,
+        "engine_embeds": here.is_some(),
+        "agreement": agreement,
+        "sequences": vectors.len(),
+        "tokens_per_sequence": tokens,
+        "ms_per_sequence": milliseconds / count as f64,
+        "sequences_per_second": count as f64 * 1000.0 / milliseconds,
+    })
+    .to_string())
+}

@@ -1,0 +1,144 @@
+//! The engine worker: the one place the app's index lives. It loads the embedder, opens snapshots, parses and
+//! embeds the user's files (through a pool of embedding workers when there are many texts), answers queries
+//! and outlines, and writes the index out, all off the page's thread, so typing and scrolling never wait for
+//! it. A panic here is reported to the page before the module aborts; the page then restarts the worker.
+//!
+//! It runs the same wasm module as the page (`www/engine-worker.js` loads it), started in this role by
+//! `main` when it finds itself in a worker. This file holds the engine and its message loop; the work is in
+//! `indexing` (opening, updating, cancelling), `answers` (queries, outlines, LLM-assisted retrieval),
+//! `evaluation` and, in bench builds, `measuring`.
+
+mod answers;
+mod evaluation;
+mod indexing;
+#[cfg(feature = "bench")]
+mod measuring;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::embed::MiniLmEmbedder;
+use crate::graph::overview::Overview;
+use crate::store::IndexedCorpus;
+
+use super::browser;
+use super::model::load_embedder;
+use super::pool::Pool;
+use super::protocol::{FromEngine, Progress, Reply, Request, Step, ToEngine, from_js, post_to_parent};
+
+struct Engine {
+    /// Shared with a running update, which embeds with it while queries go on.
+    embedder: Rc<MiniLmEmbedder>,
+    /// Shared with a running update, which builds the next index from it while this one answers.
+    index: Option<Rc<IndexedCorpus>>,
+    pool: Option<Pool>,
+    /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
+    /// the same dataset (other methods, other cut-offs) embeds nothing.
+    evaluated: Option<(blake3::Hash, IndexedCorpus)>,
+}
+
+thread_local! {
+    // A worker is single-threaded: one engine per worker, reached from its message handler.
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+    // Set by the page's Cancel, which the message loop reads between the slices of a long step.
+    static CANCELLED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(message: &FromEngine) {
+    post_to_parent(message);
+}
+
+fn send_progress(progress: Progress) {
+    post(&FromEngine::Progress(progress));
+}
+
+/// Units per second since `started`, once there is something to tell.
+fn rate(done: usize, started: f64) -> Option<f64> {
+    let seconds = (browser::now_ms() - started) / 1000.0;
+    (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
+}
+
+/// Starts the engine: the model first (its download reported as progress), then requests.
+pub fn serve() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // The page shows the message beside the file it blames; the location stays in the console.
+        post(&FromEngine::Crashed(info.payload_as_str().unwrap_or("a panic").to_string()));
+    }));
+    spawn_local(async {
+        let since = browser::now_ms();
+        let on_download = |done, total: Option<usize>| {
+            let rate = rate(done, since);
+            send_progress(Progress { step: Step::LoadModel, done, total: total.unwrap_or(done), rate, current: None })
+        };
+        let started = load_embedder(on_download).await.map(|embedder| {
+            let engine = Engine { embedder: Rc::new(embedder), index: None, pool: None, evaluated: None };
+            ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
+            listen();
+        });
+        post(&FromEngine::Started(started));
+    });
+}
+
+fn listen() {
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| match from_js(&event) {
+        Ok(ToEngine::Cancel) => CANCELLED.set(true),
+        Ok(ToEngine::Call { id, request }) => spawn_local(async move {
+            let reply = handle(request).await;
+            post(&FromEngine::Reply { id, reply });
+        }),
+        Err(reason) => post(&FromEngine::Crashed(reason)),
+    });
+    scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    handler.forget();
+}
+
+fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, String> {
+    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or_else(|| "the model is not loaded yet".to_string())
+}
+
+fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -> Result<T, String> {
+    with_engine(|engine| match &engine.index {
+        Some(index) => f(engine, index),
+        None => Err("no documents are indexed yet".to_string()),
+    })?
+}
+
+async fn handle(request: Request) -> Result<Reply, String> {
+    match request {
+        // A retrieval waiting for the LLM holds ids of the index it started on.
+        Request::Open { name, bytes } => {
+            answers::forget_assisted();
+            indexing::open(&name, &bytes).map(Reply::Opened)
+        }
+        Request::Update { files, removed } => {
+            answers::forget_assisted();
+            indexing::update(files, removed).await
+        }
+        Request::Query { text, method, k } => answers::query(&text, &method.method(), k).map(Reply::Answer),
+        Request::Assist { text, method, k, assist } => {
+            answers::start_assisted(&text, method.method(), k, assist).map(Reply::Assist)
+        }
+        Request::AssistReply { reply } => answers::resume_assisted(&reply).map(Reply::Assist),
+        Request::Export => with_index(|_, index| index.to_snapshot().map_err(|e| e.to_string())).map(Reply::Snapshot),
+        Request::Outline { source, query } => answers::outline(&source, query).map(Reply::Outline),
+        Request::Overview { max_nodes } => {
+            with_index(|_, index| Ok(Reply::Overview(Overview::build(&index.corpus, &index.chunk_graph, max_nodes))))
+        }
+        Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs } => {
+            let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
+            evaluation::evaluate(request).await.map(Reply::Evaluation)
+        }
+        #[cfg(feature = "bench")]
+        Request::Benchmark(benchmark) => measuring::measure(benchmark).await.map(Reply::Benchmark),
+    }
+}

@@ -1,0 +1,226 @@
+//! `quire index`, `add` and `remove`, and the cached indexes of `quire eval`: the engine's pipeline
+//! ([`pipeline::run`]) driven natively, files read from disk as it asks for them, embedding on every core,
+//! progress as terminal bars and status lines on stderr.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+
+use quire::corpus::{self, IngestError, IngestFailure, IngestReport, SourceFile};
+use quire::embed::{EmbedError, MiniLmEmbedder};
+use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Stage};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+
+use super::{CliResult, load_embedder, load_snapshot, save_snapshot};
+
+/// The terminal as the pipeline's host: one bar per counted stage; never cancelled.
+struct Terminal<'a> {
+    embedder: &'a MiniLmEmbedder,
+    bar: Option<(Stage, ProgressBar)>,
+}
+
+impl<'a> Terminal<'a> {
+    fn new(embedder: &'a MiniLmEmbedder) -> Self {
+        Terminal { embedder, bar: None }
+    }
+
+    fn finish_bar(&mut self) {
+        if let Some((_, bar)) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Host for Terminal<'_> {
+    type Embedder = MiniLmEmbedder;
+
+    fn embedder(&self) -> &MiniLmEmbedder {
+        self.embedder
+    }
+
+    fn progress(&mut self, progress: Progress<'_>) {
+        if self.bar.as_ref().is_none_or(|(stage, _)| *stage != progress.stage) {
+            self.finish_bar();
+            let label = match progress.stage {
+                Stage::Parse => "parsing",
+                Stage::Embed => "embedding",
+                Stage::Build => return,
+            };
+            self.bar = Some((progress.stage, super::progress(progress.total as u64, label)));
+        }
+        if let Some((_, bar)) = &self.bar {
+            bar.set_position(progress.done as u64);
+            if let Some(file) = progress.current {
+                bar.set_message(file.to_string());
+            }
+        }
+    }
+
+    async fn carry_on(&mut self) -> bool {
+        true
+    }
+
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
+        self.progress(Progress { stage: Stage::Embed, done: 0, total: builder.to_embed(), current: None });
+        let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64))?;
+        self.finish_bar();
+        Ok(true)
+    }
+}
+
+/// Runs the pipeline over `paths` (files, and supported files found under folders) from `base`, printing
+/// each file's problems and the stages' figures.
+pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
+    let files = collect_files(paths);
+    let working_folder = std::env::current_dir().ok();
+    let inputs = files.iter().map(|file| match file {
+        Ok(path) => read_file(path, working_folder.as_deref()),
+        Err(unlisted) => Err(unlisted.clone()),
+    });
+    run_on(embedder, base, inputs, files.len())
+}
+
+/// Runs the pipeline over files already read.
+pub fn run_on(
+    embedder: &MiniLmEmbedder,
+    base: Base<'_>,
+    files: impl IntoIterator<Item = InputFile>,
+    file_count: usize,
+) -> Result<Outcome, String> {
+    let started = Instant::now();
+    let clock = || started.elapsed().as_secs_f64();
+    let mut terminal = Terminal::new(embedder);
+    let outcome = futures_executor::block_on(pipeline::run(&mut terminal, base, files, file_count, &clock));
+    terminal.finish_bar();
+    let outcome = outcome.map_err(|e| e.to_string())?;
+    print_outcome(&outcome);
+    Ok(outcome)
+}
+
+fn print_outcome(outcome: &Outcome) {
+    print_ingest_report(&outcome.report, outcome.documents, outcome.timings.parse);
+    if outcome.index.is_none() {
+        return;
+    }
+    let timings = &outcome.timings;
+    eprintln!("structured in {:.2}s", timings.structure);
+    eprintln!("embedded {} new texts, reused {} in {:.2}s", outcome.embedded, outcome.reused, timings.embed);
+    eprintln!("indexed in {:.2}s", timings.build);
+}
+
+/// Every warning and failed file, then a summary line.
+fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
+    for (file, warning) in &report.warnings {
+        eprintln!("warning: {file}: {warning}");
+    }
+    for error in &report.errors {
+        eprintln!("skipped: {error}");
+    }
+    let failed = report.errors.len();
+    eprintln!("parsed {parsed} documents ({failed} files failed) in {seconds:.2}s");
+}
+
+/// A file read from disk under its source name, or why it could not be read.
+fn read_file(path: &Path, working_folder: Option<&Path>) -> InputFile {
+    let name = source_name(path, working_folder);
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(SourceFile::new(name, bytes)),
+        Err(e) => Err(IngestError { file: name, failure: IngestFailure::Unreadable(e.to_string()) }),
+    }
+}
+
+/// Files named explicitly (missing ones too, so they are reported), plus files with a supported extension
+/// found under named folders; a folder that cannot be listed, as its error.
+fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files);
+        } else {
+            files.push(Ok(path.clone()));
+        }
+    }
+    files
+}
+
+/// Supported files under `dir`, in name order; hidden files and folders are skipped.
+fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            let file = dir.display().to_string();
+            return files.push(Err(IngestError { file, failure: IngestFailure::Unreadable(e.to_string()) }));
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, files);
+        } else if corpus::detect_format(&path.to_string_lossy(), &[]).is_ok() {
+            files.push(Ok(path));
+        }
+    }
+}
+
+/// A document's identity is its path relative to the working folder where it lies inside it, so
+/// `/home/me/notes/a.md` and `notes/a.md` (run from `/home/me`) name one document.
+fn source_name(path: &Path, working_folder: Option<&Path>) -> String {
+    let relative = working_folder.and_then(|folder| path.strip_prefix(folder).ok());
+    relative.unwrap_or(path).to_string_lossy().into_owned()
+}
+
+/// `quire index`: a fresh index of `paths`, reusing the vectors of an existing output unless `fresh`.
+pub fn index(
+    model: &Option<PathBuf>,
+    paths: &[PathBuf],
+    output: &Path,
+    fresh: bool,
+    settings: IndexSettings,
+) -> CliResult {
+    let embedder = load_embedder(model)?;
+    let previous = if fresh || !output.exists() {
+        None
+    } else {
+        load_snapshot(output)
+            .inspect_err(|e| eprintln!("warning: not reusing embeddings from the existing output: {e}"))
+            .ok()
+    };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref() };
+    let outcome = run_pipeline(&embedder, base, paths)?;
+    let index = outcome.index.ok_or("no document could be indexed")?;
+    save_snapshot(&index, output)
+}
+
+/// `quire add` and `quire remove`: the snapshot updated in place, written only when something changed.
+pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
+    let embedder = load_embedder(model)?;
+    let current = load_snapshot(snapshot)?;
+    let base = Base::Update { current: Some(&current), removed };
+    let outcome = run_pipeline(&embedder, base, paths)?;
+    let Some(index) = outcome.index else {
+        return Err(format!("nothing was added; {} is unchanged", snapshot.display()));
+    };
+    save_snapshot(&index, snapshot)
+}
+
+/// A fresh index of one file already read (`quire eval`'s corpus).
+pub fn index_file(
+    embedder: &MiniLmEmbedder,
+    file: SourceFile,
+    settings: IndexSettings,
+) -> Result<IndexedCorpus, String> {
+    let base = Base::Fresh { settings, reuse_vectors_of: None };
+    let outcome = run_on(embedder, base, [Ok(file)], 1)?;
+    if let Some(error) = outcome.report.errors.first() {
+        return Err(error.failure.to_string());
+    }
+    outcome.index.ok_or_else(|| "no document could be indexed".to_string())
+}

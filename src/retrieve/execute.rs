@@ -1,0 +1,191 @@
+//! Running a [`Method`]: each input retriever's list to [`FUSION_DEPTH`], then the fusion, reduced to
+//! chunks or to the [`Trace`] the CLI and the teaching view show.
+
+use super::fusion::{self, FusedChunk, training};
+use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Trace, TracedChunk};
+use super::{FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
+use crate::corpus::ChunkId;
+use crate::store::IndexedCorpus;
+
+impl Method {
+    /// The `depth` best chunks for `query`.
+    pub fn retrieve(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Vec<ScoredChunk> {
+        self.execute(index, query, depth).chunks
+    }
+
+    /// The `depth` best chunks and the trace of how they were found, showing `shown` chunks per list.
+    pub fn trace(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        shown: usize,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        self.trace_replacing(index, query, depth, shown, None)
+    }
+
+    /// As [`Method::trace`], with one retriever's list given instead of run (an LLM-assisted variant of it);
+    /// a fusion that does not use that retriever takes the list as one more input, and a single retriever
+    /// becomes the standardised sum of both.
+    pub fn trace_replacing(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        shown: usize,
+        replacement: Option<(Retriever, Retrieval)>,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        let run = match replacement {
+            None => self.execute(index, query, depth),
+            Some(replacement) => self.with_input(replacement.0).execute_replacing(index, query, depth, replacement),
+        };
+        let corpus = &index.corpus;
+        let retrievers = run
+            .inputs
+            .iter()
+            .map(|(retriever, weight, retrieval)| RetrieverTrace {
+                retriever: retriever.name().to_string(),
+                weight: *weight,
+                steps: retrieval.steps.clone(),
+                chunks: TracedChunk::list(corpus, &retrieval.chunks, shown),
+            })
+            .collect();
+        let fusion = run.fused.as_ref().map(|(fusion, fused)| FusionTrace {
+            fusion: fusion.clone(),
+            inputs: run.inputs.iter().map(|(r, _, _)| r.name().to_string()).collect(),
+            rows: fused
+                .iter()
+                .take(shown)
+                .map(|f| FusionRow {
+                    chunk: f.chunk,
+                    label: corpus.chunk_label(f.chunk),
+                    scores: f.scores.clone(),
+                    ranks: f.ranks.clone(),
+                    features: f.features.clone(),
+                    score: f.score,
+                })
+                .collect(),
+        });
+        let trace = Trace {
+            query: query.text.to_string(),
+            method: self.name(),
+            retrievers,
+            fusion,
+            results: TracedChunk::list(corpus, &run.chunks, shown),
+        };
+        (run.chunks, trace)
+    }
+
+    /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
+    /// added (to anything but learned fusion, whose network reads a fixed set).
+    pub fn can_take(&self, retriever: Retriever) -> bool {
+        match self {
+            Method::Learned(model) => model.retrievers().contains(&retriever),
+            _ => true,
+        }
+    }
+
+    /// This method with `retriever` among its inputs.
+    fn with_input(&self, retriever: Retriever) -> Method {
+        match self {
+            Method::Single(single) if *single != retriever => {
+                Method::Fused { fusion: Fusion::Zsum, inputs: vec![(*single, 1.0), (retriever, 1.0)] }
+            }
+            Method::Fused { fusion, inputs } if inputs.iter().all(|(r, _)| *r != retriever) => {
+                let mut inputs = inputs.clone();
+                inputs.push((retriever, 1.0));
+                Method::Fused { fusion: *fusion, inputs }
+            }
+            _ => self.clone(),
+        }
+    }
+
+    fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
+        let shared = SharedSearches::default();
+        let query = query.sharing(&shared);
+        self.execute_with(depth, &|retriever, depth| retriever.run(index, query, depth))
+    }
+
+    fn execute_replacing(
+        &self,
+        index: &IndexedCorpus,
+        query: Query<'_>,
+        depth: usize,
+        (replaced, retrieval): (Retriever, Retrieval),
+    ) -> Execution {
+        let shared = SharedSearches::default();
+        let query = query.sharing(&shared);
+        self.execute_with(depth, &|retriever, depth| match retriever == replaced {
+            true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
+            false => retriever.run(index, query, depth),
+        })
+    }
+
+    /// The method with each retriever's list from `run` (retriever, depth).
+    fn execute_with(&self, depth: usize, run: &dyn Fn(Retriever, usize) -> Retrieval) -> Execution {
+        match self {
+            Method::Single(retriever) => {
+                let retrieval = run(*retriever, depth);
+                Execution { chunks: retrieval.chunks.clone(), inputs: vec![(*retriever, 1.0, retrieval)], fused: None }
+            }
+            Method::Fused { fusion, inputs } => {
+                let inputs = run_inputs(run, inputs.iter().copied());
+                let weights: Vec<f32> = inputs.iter().map(|(_, w, _)| *w).collect();
+                let fused = fusion.fuse(&input_lists(&inputs), &weights, depth);
+                Execution::fused(fusion.name(), inputs, fused)
+            }
+            Method::Learned(model) => {
+                let inputs = run_inputs(run, model.retrievers().iter().map(|&r| (r, 1.0)));
+                let fused = model.fuse(&input_lists(&inputs), depth);
+                Execution::fused(LEARNED, inputs, fused)
+            }
+        }
+    }
+}
+
+/// One question's candidates with their standardised scores and labels, as [`training::train`] reads
+/// them: the union of `retrievers`' lists for `query`, `relevant` deciding each chunk's label.
+pub fn labelled_candidates(
+    index: &IndexedCorpus,
+    query: Query<'_>,
+    retrievers: &[Retriever],
+    relevant: &dyn Fn(ChunkId) -> bool,
+) -> training::LabelledCandidates {
+    let shared = SharedSearches::default();
+    let query = query.sharing(&shared);
+    let inputs = run_inputs(&|r, depth| r.run(index, query, depth), retrievers.iter().map(|&r| (r, 1.0)));
+    let fused = fusion::standardised_candidates(&input_lists(&inputs));
+    training::LabelledCandidates {
+        relevant: fused.iter().map(|f| relevant(f.chunk)).collect(),
+        features: fused.into_iter().map(|f| f.features).collect(),
+    }
+}
+
+/// Each weighted retriever's [`FUSION_DEPTH`] best chunks for `query`: however many chunks are asked of a
+/// fusion, it ranks the same candidates, so standardised scores (and what a network learned from them) do
+/// not depend on how deep a caller looks.
+fn run_inputs(
+    run: &dyn Fn(Retriever, usize) -> Retrieval,
+    inputs: impl Iterator<Item = (Retriever, f32)>,
+) -> Vec<(Retriever, f32, Retrieval)> {
+    inputs.map(|(r, w)| (r, w, run(r, FUSION_DEPTH))).collect()
+}
+
+fn input_lists(inputs: &[(Retriever, f32, Retrieval)]) -> Vec<&[ScoredChunk]> {
+    inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect()
+}
+
+/// Everything one query's retrieval produced, before it is reduced to chunks or a trace.
+struct Execution {
+    chunks: Vec<ScoredChunk>,
+    inputs: Vec<(Retriever, f32, Retrieval)>,
+    /// The fusion's name and its output.
+    fused: Option<(String, Vec<FusedChunk>)>,
+}
+
+impl Execution {
+    fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {
+        let chunks = fused.iter().map(ScoredChunk::from).collect();
+        Self { chunks, inputs, fused: Some((name.to_string(), fused)) }
+    }
+}

@@ -1,0 +1,150 @@
+//! [`Method`]: every way of ranking chunks that the CLI, `quire eval` and the app can name: one retriever
+//! alone, a preset or a chosen fusion of several, or learned fusion; its names, descriptions and parsing,
+//! so every list of choices and every help text is built from here. How a method runs is in `execute.rs`.
+
+use std::sync::Arc;
+
+use super::{Fusion, FusionModel, Retriever};
+
+/// A named way to rank chunks: one retriever, several fused with weights, or several fused by a trained
+/// network.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Method {
+    Single(Retriever),
+    Fused { fusion: Fusion, inputs: Vec<(Retriever, f32)> },
+    Learned(Arc<FusionModel>),
+}
+
+/// The name of learned fusion, whichever model it runs.
+pub const LEARNED: &str = "learned";
+
+/// Fused methods known by a short name.
+const PRESETS: [(&str, Fusion, &[Retriever], &str); 4] = [
+    ("rrf", Fusion::Rrf, &[Retriever::Dense, Retriever::Bm25], "reciprocal-rank fusion (k = 60) of dense and BM25"),
+    (
+        "zsum",
+        Fusion::Zsum,
+        &[Retriever::Dense, Retriever::Bm25],
+        "equal-weight sum of dense and BM25 scores standardised per query",
+    ),
+    ("rrf-all", Fusion::Rrf, &Retriever::SEEDS, "reciprocal-rank fusion of every seed retriever"),
+    ("zsum-all", Fusion::Zsum, &Retriever::SEEDS, "equal-weight standardised sum of every seed retriever"),
+];
+
+impl Method {
+    fn preset(fusion: Fusion, retrievers: &[Retriever]) -> Method {
+        Method::Fused { fusion, inputs: retrievers.iter().map(|&r| (r, 1.0)).collect() }
+    }
+
+    /// The preset this method is, as (name, description).
+    fn known_preset(&self) -> Option<(&'static str, &'static str)> {
+        PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map(|&(name, _, _, about)| (name, about))
+    }
+
+    /// Every retriever alone, then every preset, then learned fusion with the shipped model.
+    pub fn catalogue() -> Vec<Method> {
+        let singles = Retriever::all().map(Method::Single);
+        let presets = PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs));
+        singles.chain(presets).chain([Method::Learned(FusionModel::shipped())]).collect()
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Method::Single(retriever) => retriever.name().to_string(),
+            Method::Fused { fusion, inputs } => {
+                if let Some((name, _)) = self.known_preset() {
+                    return name.to_string();
+                }
+                let parts: Vec<String> = inputs
+                    .iter()
+                    .map(|&(r, w)| if w == 1.0 { r.name().to_string() } else { format!("{}*{w}", r.name()) })
+                    .collect();
+                format!("{}:{}", fusion.name(), parts.join("+"))
+            }
+            Method::Learned(_) => LEARNED.to_string(),
+        }
+    }
+
+    pub fn description(&self) -> String {
+        match self {
+            Method::Single(retriever) => retriever.description().to_string(),
+            Method::Fused { fusion, inputs } => self.known_preset().map_or_else(
+                || format!("{} of {} lists", fusion.name(), inputs.len()),
+                |(_, description)| description.to_string(),
+            ),
+            Method::Learned(model) => {
+                let trained_on = model.about().get("dataset").map_or("", String::as_str);
+                format!(
+                    "seed 000's network over {} retrievers' standardised scores{}",
+                    model.retrievers().len(),
+                    if trained_on.is_empty() { String::new() } else { format!(", trained on {trained_on}") }
+                )
+            }
+        }
+    }
+
+    /// Every name [`Method::parse`] takes, for help texts and error messages: the catalogue's names, then
+    /// the form of a chosen fusion.
+    pub fn choices() -> String {
+        let names: Vec<String> = Self::catalogue().iter().map(Method::name).collect();
+        format!("{}, or rrf:A+B*w… / zsum:A+B*w…", names.join(", "))
+    }
+
+    /// A retriever (`path`), a preset (`rrf-all`), or a fusion of chosen retrievers with optional weights
+    /// (`rrf:dense+bm25*2+path`, `zsum:dense+page`).
+    pub fn parse(name: &str) -> Result<Self, String> {
+        let wanted = name.trim().to_ascii_lowercase();
+        let known = || format!("known: {}", Self::choices());
+        if let Some(retriever) = Retriever::parse(&wanted) {
+            return Ok(Method::Single(retriever));
+        }
+        if wanted == LEARNED {
+            return Ok(Method::Learned(FusionModel::shipped()));
+        }
+        if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
+            return Ok(Self::preset(fusion, inputs));
+        }
+        let Some((fusion, list)) = wanted.split_once(':') else {
+            return Err(format!("unknown retriever `{name}` ({})", known()));
+        };
+        let fusion = match fusion {
+            "rrf" => Fusion::Rrf,
+            "zsum" => Fusion::Zsum,
+            other => return Err(format!("unknown fusion `{other}` in `{name}` (known: rrf, zsum)")),
+        };
+        let inputs = list
+            .split('+')
+            .map(|part| {
+                let (retriever, weight) = part.split_once('*').unwrap_or((part, "1"));
+                let retriever = Retriever::parse(retriever)
+                    .ok_or_else(|| format!("unknown retriever `{retriever}` ({})", known()))?;
+                let weight: f32 =
+                    weight.trim().parse().map_err(|_| format!("`{weight}` is not a weight in `{name}`"))?;
+                if !weight.is_finite() || weight < 0.0 {
+                    return Err(format!("weights must be finite and not negative (`{part}` in `{name}`)"));
+                }
+                Ok((retriever, weight))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Method::Fused { fusion, inputs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_round_trip() {
+        for method in Method::catalogue() {
+            assert_eq!(Method::parse(&method.name()), Ok(method.clone()), "{}", method.name());
+        }
+        let custom = Method::parse("rrf:dense+bm25*2+path").unwrap();
+        assert_eq!(custom.name(), "rrf:dense+bm25*2+path");
+        assert_eq!(Method::parse("rrf:dense+bm25").unwrap().name(), "rrf");
+        assert!(Method::parse("graph").unwrap_err().contains("known: dense, bm25, page"));
+        assert!(Method::parse("rrf:dense+nope").unwrap_err().contains("unknown retriever `nope`"));
+        assert!(Method::parse("rrf:dense*-1").unwrap_err().contains("not negative"));
+        assert!(Method::parse("max:dense").unwrap_err().contains("unknown fusion"));
+    }
+}

@@ -1,0 +1,210 @@
+//! The one indexing pipeline, from files to a finished index: parse every file (one bad file never loses
+//! the others) → drop documents an index already holds under another name → plan (merge with the current
+//! index, structure, find the texts not embedded before) → embed → finish the graphs and indexes.
+//!
+//! `quire index`, `quire add`/`remove`, `quire eval` and the browser's engine worker all run it. What differs
+//! between them is the [`Host`]: how progress is shown, how embedding is spread over cores (threads natively,
+//! a pool of workers in the browser), and whether the user has cancelled. The pipeline is `async` because the
+//! browser must hand control back to its event loop between steps; native hosts never wait, and drive it with
+//! `pollster::block_on`.
+
+use crate::corpus::{IngestError, IngestReport, SourceFile, TokenCounter};
+use crate::embed::{EmbedError, TextEmbedder};
+
+use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
+
+/// The steps a host hears about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Files parsed, one by one; `current` names the file about to be parsed.
+    Parse,
+    /// Distinct texts embedded.
+    Embed,
+    /// The knowledge graph, the chunk graph and the search indexes; no count.
+    Build,
+}
+
+/// How far a stage has come.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress<'a> {
+    pub stage: Stage,
+    pub done: usize,
+    pub total: usize,
+    /// The file about to be parsed: if its parser crashes the host, this is the file to blame.
+    pub current: Option<&'a str>,
+}
+
+/// What runs the pipeline: a front end's progress display, its embedding, and its cancel button.
+// Hosts are used as generic parameters only, and the browser's futures are not `Send`, so the trait's
+// `async fn`s need no `Send` bound.
+#[allow(async_fn_in_trait)]
+pub trait Host {
+    type Embedder: TextEmbedder + TokenCounter;
+
+    /// The embedder: its tokenizer bounds the chunks, its identity keys the stored vectors.
+    fn embedder(&self) -> &Self::Embedder;
+
+    fn progress(&mut self, progress: Progress<'_>);
+
+    /// Called between files and before the long steps: a browser host yields to its event loop here.
+    /// `false` when the user has cancelled; the pipeline then stops with the current index unchanged.
+    async fn carry_on(&mut self) -> bool;
+
+    /// Embeds every text `builder` still needs, reporting [`Stage::Embed`] progress; `false` when cancelled.
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError>;
+}
+
+/// What the new index starts from.
+pub enum Base<'a> {
+    /// A fresh index with these settings; texts embedded in `reuse_vectors_of` by the same model (a previous
+    /// build of the same output) are not embedded again, and nothing else of it is kept.
+    Fresh { settings: IndexSettings, reuse_vectors_of: Option<&'a IndexedCorpus> },
+    /// `current` with the new files added (replacing same-named documents) and `removed` sources taken out,
+    /// under its own settings.
+    Update { current: Option<&'a IndexedCorpus>, removed: &'a [String] },
+}
+
+impl Base<'_> {
+    fn current(&self) -> Option<&IndexedCorpus> {
+        match self {
+            Base::Fresh { .. } => None,
+            Base::Update { current, .. } => *current,
+        }
+    }
+
+    fn removed(&self) -> &[String] {
+        match self {
+            Base::Fresh { .. } => &[],
+            Base::Update { removed, .. } => removed,
+        }
+    }
+
+    fn corpus_settings(&self) -> crate::corpus::CorpusSettings {
+        match self {
+            Base::Fresh { settings, .. } => settings.corpus.clone(),
+            Base::Update { current, .. } => current.map(|c| c.settings.corpus.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+/// A file as the pipeline takes it: read, or why it could not be read.
+pub type InputFile = Result<SourceFile, IngestError>;
+
+/// What one run of the pipeline did.
+#[derive(Default)]
+pub struct Outcome {
+    /// Every file's errors and warnings; its documents have moved into the index.
+    pub report: IngestReport,
+    /// Documents parsed and not dropped as duplicates of indexed ones.
+    pub documents: usize,
+    pub embedded: usize,
+    pub reused: usize,
+    /// Seconds spent parsing, structuring, embedding and building, as the host's clock measured them.
+    pub timings: Timings,
+    /// The new index; `None` when nothing changed (no document and no removal) or the user cancelled.
+    pub index: Option<IndexedCorpus>,
+    pub cancelled: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timings {
+    pub parse: f64,
+    pub structure: f64,
+    pub embed: f64,
+    pub build: f64,
+}
+
+impl Timings {
+    pub fn total(&self) -> f64 {
+        self.parse + self.structure + self.embed + self.build
+    }
+}
+
+/// Why the pipeline produced no index where one was expected.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Update(#[from] UpdateError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+/// Runs the whole pipeline over `files` (`file_count` of them, for progress), timed by `clock` (seconds).
+pub async fn run<H: Host>(
+    host: &mut H,
+    base: Base<'_>,
+    files: impl IntoIterator<Item = InputFile>,
+    file_count: usize,
+    clock: &dyn Fn() -> f64,
+) -> Result<Outcome, PipelineError> {
+    let mut outcome = Outcome::default();
+    let started = clock();
+    let Some(mut report) = parse(host, files, file_count, &base.corpus_settings()).await else {
+        return Ok(Outcome { cancelled: true, ..outcome });
+    };
+    if let Some(current) = base.current() {
+        report.drop_indexed_duplicates(&current.corpus.documents, base.removed());
+    }
+    outcome.timings.parse = clock() - started;
+    if report.documents.is_empty() && base.removed().is_empty() && matches!(base, Base::Update { .. }) {
+        outcome.report = report;
+        return Ok(outcome);
+    }
+    let documents = std::mem::take(&mut report.documents);
+    outcome.documents = documents.len();
+    outcome.report = report;
+
+    let started = clock();
+    let embedder = host.embedder();
+    let identity = embedder.identity().clone();
+    let mut builder = match base {
+        Base::Fresh { settings, reuse_vectors_of } => {
+            plan_index(documents, reuse_vectors_of, embedder, identity, settings)?
+        }
+        Base::Update { current, removed } => plan_update(current, documents, removed, embedder, identity, None)?,
+    };
+    outcome.timings.structure = clock() - started;
+    outcome.reused = builder.reused();
+
+    let started = clock();
+    let embedded = host.embed(&mut builder).await?;
+    outcome.embedded = builder.embedded();
+    outcome.timings.embed = clock() - started;
+    if !embedded || !host.carry_on().await {
+        return Ok(Outcome { cancelled: true, ..outcome });
+    }
+
+    let started = clock();
+    host.progress(Progress { stage: Stage::Build, done: 0, total: 0, current: None });
+    if !host.carry_on().await {
+        return Ok(Outcome { cancelled: true, ..outcome });
+    }
+    outcome.index = Some(builder.finish());
+    outcome.timings.build = clock() - started;
+    Ok(outcome)
+}
+
+/// Every file parsed into one report, or `None` when cancelled. The host hears of each file before it is
+/// parsed, so a crash in a parser can be blamed on its file.
+async fn parse<H: Host>(
+    host: &mut H,
+    files: impl IntoIterator<Item = InputFile>,
+    total: usize,
+    settings: &crate::corpus::CorpusSettings,
+) -> Option<IngestReport> {
+    let mut report = IngestReport::default();
+    for (done, file) in files.into_iter().enumerate() {
+        if !host.carry_on().await {
+            return None;
+        }
+        match file {
+            Ok(file) => {
+                host.progress(Progress { stage: Stage::Parse, done, total, current: Some(&file.path) });
+                report.add(&file, settings);
+            }
+            Err(error) => report.errors.push(error),
+        }
+    }
+    host.progress(Progress { stage: Stage::Parse, done: total, total, current: None });
+    Some(report)
+}
