@@ -82,7 +82,7 @@ def rank_documents(chunk_scores, docs):
 
 
 def standardised(ranked, candidates):
-    """src/retrieve/fusion.rs standardised_scores: fill just below the list's minimum, z within the set."""
+    """src/retrieve/fusion/mod.rs standardised_scores: fill just below the list's minimum, z within the set."""
     if not ranked:
         return np.zeros(len(candidates))
     by_chunk = dict(ranked)

@@ -1,4 +1,5 @@
-//! English analyzer for BM25: Unicode word segmentation, lowercasing, stop words, Snowball stemming.
+//! The English analyzer: Unicode word segmentation, lowercasing, stop words, Snowball stemming. BM25
+//! (`index`) indexes and searches its tokens; entity extraction (`corpus`) matches names and phrases with it.
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;

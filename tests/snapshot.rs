@@ -250,7 +250,11 @@ fn golden_snapshot_pins_the_layout() {
     let index = IndexedCorpus::from_snapshot(&golden).unwrap();
     assert_eq!(index.chunk_index.kind(), VectorIndexKind::Hnsw);
     // What it decodes to is what indexing the same files gives today, and it answers from the right chunk.
-    assert_eq!(structure(&index.corpus), structure(&golden_index().corpus));
+    assert_eq!(
+        structure(&index.corpus),
+        structure(&golden_index().corpus),
+        "indexing the golden files now gives another structure: if ingest changed on purpose, re-bless {GOLDEN}"
+    );
     let question = "When did the Dawn probe orbit Vesta?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     for method in Method::catalogue() {

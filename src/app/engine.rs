@@ -17,7 +17,7 @@ use crate::store::DocumentOutline;
 use super::browser::describe;
 use super::protocol::{
     Answer, AssistTurn, Evaluation, FileBytes, FromEngine, IndexOutcome, IndexState, Listeners, MethodSpec, Progress,
-    Reply, Request, Step, ToEngine, from_js, to_js,
+    Reply, Request, Task, ToEngine, from_js, to_js,
 };
 
 /// The role `main` takes in the engine worker.
@@ -145,7 +145,7 @@ fn crash(message: String) {
     // This may run inside one of the listeners: they are dropped once it has returned.
     let listeners = connection.listeners;
     wasm_bindgen_futures::spawn_local(async move { drop(listeners) });
-    let parsing = connection.last_progress.filter(|p| p.step == Step::Parse).and_then(|p| p.current);
+    let parsing = connection.last_progress.filter(|p| p.task == Task::Parse).and_then(|p| p.current);
     if let Some(starting) = connection.starting {
         let _ = starting.send(Err(Failure::Crashed { message: message.clone(), parsing: None }));
     }

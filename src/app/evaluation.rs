@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::retrieve::{LEARNED, Retriever};
+use crate::retrieve::Method;
 
 use super::browser::{self, picked_files, read_picked};
 use super::engine::{self, Failure};
@@ -53,9 +53,9 @@ impl Source {
     }
 }
 
-/// Every method the evaluation can run: each retriever alone, the fusions of dense and BM25, learned fusion.
+/// Every method the evaluation can run, as the engine's catalogue names them.
 fn method_names() -> Vec<&'static str> {
-    Retriever::all().map(Retriever::name).chain(["rrf", "zsum", "rrf-all", "zsum-all", LEARNED]).collect()
+    Method::names()
 }
 
 fn parse_cutoffs(text: &str) -> Result<Vec<usize>, String> {

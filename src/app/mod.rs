@@ -73,7 +73,16 @@ fn App() -> impl IntoView {
             <corpus_graph::CorpusGraph summary=session.summary open_outline=open_outline />
             <evaluation::EvaluationView phase=session.phase recover=recover />
             <documents::Stats summary=session.summary engine_memory=session.engine_memory />
-            {move || session.bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })}
+            {bench_report(session)}
         </main>
     }
 }
+
+/// The `?bench=` page's report, where the measuring scripts read it; measuring builds only.
+#[cfg(feature = "bench")]
+fn bench_report(session: IndexSession) -> impl IntoView {
+    move || session.bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })
+}
+
+#[cfg(not(feature = "bench"))]
+fn bench_report(_: IndexSession) -> impl IntoView {}

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::engine;
-use super::protocol::{Progress, Step};
+use super::protocol::{Progress, Task};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Phase {
@@ -20,7 +20,7 @@ pub enum Phase {
 impl Phase {
     fn key(&self) -> &'static str {
         match self {
-            Phase::Starting | Phase::Working(Progress { step: Step::LoadModel, .. }) => "loading-model",
+            Phase::Starting | Phase::Working(Progress { task: Task::LoadModel, .. }) => "loading-model",
             Phase::OpeningDemo => "opening-demo",
             Phase::Working(_) => "indexing",
             Phase::Ready => "ready",
@@ -40,33 +40,33 @@ impl Phase {
 
     /// Steps the user can stop, with the index kept as it was.
     fn cancellable(&self) -> bool {
-        matches!(self, Phase::Working(Progress { step: Step::Parse | Step::Embed, .. }))
+        matches!(self, Phase::Working(Progress { task: Task::Parse | Task::Embed, .. }))
     }
 }
 
-/// `Embedding 40 / 320 texts · 12.5 texts/s · about 22 s left…`, and the like for each step.
+/// `Embedding 40 / 320 texts · 12.5 texts/s · about 22 s left…`, and the like for each task.
 pub fn describe_progress(progress: &Progress) -> String {
-    let Progress { step, done, total, rate, current } = progress;
+    let Progress { task, done, total, rate, current } = progress;
     let remaining = |unit: &str, scale: f64| {
         rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
             format!(" · {:.1} {unit}/s · about {:.0} s left", rate / scale, total.saturating_sub(*done) as f64 / rate)
         })
     };
-    match step {
-        Step::LoadModel => format!(
+    match task {
+        Task::LoadModel => format!(
             "Loading the embedding model: {:.1} / {:.1} MB{}…",
             *done as f64 / 1e6,
             *total as f64 / 1e6,
             remaining("MB", 1e6)
         ),
-        Step::Parse => format!(
+        Task::Parse => format!(
             "Reading files: {done} / {total}{}{}…",
             remaining("files", 1.0),
             current.as_ref().map_or_else(String::new, |file| format!(" · {file}"))
         ),
-        Step::Embed => format!("Embedding {done} / {total} texts{}…", remaining("texts", 1.0)),
-        Step::Evaluate => format!("Evaluating {}: {done} / {total} questions…", current.as_deref().unwrap_or("")),
-        Step::Build => "Building the knowledge graph, the chunk graph and the indexes…".into(),
+        Task::Embed => format!("Embedding {done} / {total} texts{}…", remaining("texts", 1.0)),
+        Task::Evaluate => format!("Evaluating {}: {done} / {total} questions…", current.as_deref().unwrap_or("")),
+        Task::Build => "Building the knowledge graph, the chunk graph and the indexes…".into(),
     }
 }
 

@@ -161,7 +161,7 @@ pub struct IndexState {
 
 /// The long steps of the engine's work, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Step {
+pub enum Task {
     /// Bytes of the model and tokenizer fetched.
     LoadModel,
     /// Files parsed.
@@ -177,7 +177,7 @@ pub enum Step {
 /// How far a step has come.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
-    pub step: Step,
+    pub task: Task,
     pub done: usize,
     pub total: usize,
     /// Units per second; `None` until there is a rate to tell.

@@ -35,7 +35,8 @@ pub struct IndexSession {
     pub saved: RwSignal<bool>,
     pub restored: RwSignal<bool>,
     pub usage: RwSignal<Option<storage::Usage>>,
-    /// The report of a `?bench=` page (bench builds only).
+    /// The report of a `?bench=` page; measuring builds only.
+    #[cfg(feature = "bench")]
     pub bench: RwSignal<Option<String>>,
     /// What was shown of an index goes with it.
     search: Search,
@@ -54,6 +55,7 @@ impl IndexSession {
             saved: RwSignal::new(false),
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),
+            #[cfg(feature = "bench")]
             bench: RwSignal::new(None),
             search,
         }
@@ -147,7 +149,12 @@ impl IndexSession {
             match engine::update(files.clone(), removed.clone()).await {
                 Err(Failure::Crashed { message, parsing: Some(file) }) => {
                     crashed_on.push(format!("{file}: the parser crashed on this file ({message}); it was skipped"));
-                    files.retain(|f| f.path != file);
+                    // The engine names a file as its pipeline does, by its normalised path.
+                    let before = files.len();
+                    files.retain(|f| crate::corpus::path::normalize(&f.path) != file);
+                    if files.len() == before {
+                        break Err(Failure::Refused(format!("{file}: the parser crashed on this file ({message})")));
+                    }
                     if let Err(reason) = self.restart_engine().await {
                         break Err(Failure::Refused(reason));
                     }

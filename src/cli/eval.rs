@@ -8,13 +8,15 @@ use quire::corpus::SourceFile;
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
 use quire::retrieve::Method;
+use quire::store::pipeline::InputFile;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
 use super::{CliResult, indexing, load_snapshot, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
-    /// A folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv (each may be gzipped).
+    /// A folder with queries.jsonl and qrels/<split>.tsv (each may be gzipped), and its corpus: corpus.jsonl
+    /// (BEIR records), or a corpus/ folder of files in any supported format, whose ids are their paths in it.
     dataset: PathBuf,
     #[arg(long, default_value = "test")]
     split: String,
@@ -176,14 +178,28 @@ fn cache_dir() -> PathBuf {
     base.join("quire").join("eval")
 }
 
-/// The dataset's index from the cache, keyed by the corpus bytes, the model, the settings and the snapshot
-/// format; built (on every core) and cached when absent or when `fresh`.
+/// A dataset's corpus: BEIR records in `corpus.jsonl` (ids from the records), or a `corpus/` folder of files
+/// in any supported format, read by the real parsers as a user's folder is (ids: paths inside `corpus/`).
+fn read_corpus(dir: &Path) -> Result<(PathBuf, Vec<InputFile>), String> {
+    let folder = dir.join("corpus");
+    if folder.is_dir() {
+        return Ok((folder.clone(), indexing::read_folder(&folder)));
+    }
+    let path = dataset_file(dir, "corpus.jsonl")?;
+    Ok((path.clone(), vec![Ok(SourceFile::new("corpus.jsonl", read_bytes(&path)?))]))
+}
+
+/// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model, the
+/// settings and the snapshot format; built (on every core) and cached when absent or when `fresh`.
 fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) -> Result<IndexedCorpus, String> {
-    let corpus_path = dataset_file(dir, "corpus.jsonl")?;
-    let corpus_bytes = read_bytes(&corpus_path)?;
+    let (corpus_path, files) = read_corpus(dir)?;
     let settings = IndexSettings::default();
     let mut key = blake3::Hasher::new();
-    key.update(&corpus_bytes);
+    for file in files.iter().flatten() {
+        key.update(file.path.as_bytes());
+        key.update(&(file.bytes.len() as u64).to_le_bytes());
+        key.update(&file.bytes);
+    }
     key.update(embedder.identity().model_hash.as_bytes());
     key.update(embedder.identity().tokenizer_hash.as_bytes());
     key.update(serde_json::to_string(&settings).map_err(|e| e.to_string())?.as_bytes());
@@ -199,8 +215,14 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
         }
     }
     let started = Instant::now();
-    let index = indexing::index_file(embedder, SourceFile::new("corpus.jsonl", corpus_bytes), settings)
-        .map_err(|e| format!("{}: {e}", corpus_path.display()))?;
+    let records = !corpus_path.is_dir();
+    let (index, report) =
+        indexing::index_files(embedder, files, settings).map_err(|e| format!("{}: {e}", corpus_path.display()))?;
+    // One records file is the whole corpus: a failure in it is the dataset's, not one file's among many.
+    if let (true, Some(error)) = (records, report.errors.first()) {
+        return Err(format!("{}: {}", corpus_path.display(), error.failure));
+    }
+    let index = index.ok_or_else(|| format!("{}: no document could be indexed", corpus_path.display()))?;
     eprintln!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
     std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;

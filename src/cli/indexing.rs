@@ -8,16 +8,16 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 
 use quire::corpus::{self, IngestError, IngestFailure, IngestReport, SourceFile};
-use quire::embed::{EmbedError, MiniLmEmbedder};
-use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Stage};
+use quire::embed::MiniLmEmbedder;
+use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
 
 use super::{CliResult, load_embedder, load_snapshot, save_snapshot};
 
-/// The terminal as the pipeline's host: one bar per counted stage; never cancelled.
+/// The terminal as the pipeline's host: one bar per counted task; never cancelled.
 struct Terminal<'a> {
     embedder: &'a MiniLmEmbedder,
-    bar: Option<(Stage, ProgressBar)>,
+    bar: Option<(Task, ProgressBar)>,
 }
 
 impl<'a> Terminal<'a> {
@@ -40,14 +40,14 @@ impl Host for Terminal<'_> {
     }
 
     fn progress(&mut self, progress: Progress<'_>) {
-        if self.bar.as_ref().is_none_or(|(stage, _)| *stage != progress.stage) {
+        if self.bar.as_ref().is_none_or(|(task, _)| *task != progress.task) {
             self.finish_bar();
-            let label = match progress.stage {
-                Stage::Parse => "parsing",
-                Stage::Embed => "embedding",
-                Stage::Build => return,
+            let label = match progress.task {
+                Task::Parse => "parsing",
+                Task::Embed => "embedding",
+                Task::Build => return,
             };
-            self.bar = Some((progress.stage, super::progress(progress.total as u64, label)));
+            self.bar = Some((progress.task, super::progress(progress.total as u64, label)));
         }
         if let Some((_, bar)) = &self.bar {
             bar.set_position(progress.done as u64);
@@ -61,18 +61,18 @@ impl Host for Terminal<'_> {
         true
     }
 
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
-        self.progress(Progress { stage: Stage::Embed, done: 0, total: builder.to_embed(), current: None });
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+        self.progress(Progress { task: Task::Embed, done: 0, total: builder.to_embed(), current: None });
         let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64))?;
+        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64)).map_err(|e| e.to_string())?;
         self.finish_bar();
         Ok(true)
     }
 }
 
 /// Runs the pipeline over `paths` (files, and supported files found under folders) from `base`, printing
-/// each file's problems and the stages' figures.
+/// each file's problems and the tasks' figures.
 pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
     let files = collect_files(paths);
     let working_folder = std::env::current_dir().ok();
@@ -101,7 +101,9 @@ pub fn run_on(
 }
 
 fn print_outcome(outcome: &Outcome) {
-    print_ingest_report(&outcome.report, outcome.documents, outcome.timings.parse);
+    if outcome.files > 0 {
+        print_ingest_report(&outcome.report, outcome.documents, outcome.timings.parse);
+    }
     if outcome.index.is_none() {
         return;
     }
@@ -126,10 +128,15 @@ fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
 /// A file read from disk under its source name, or why it could not be read.
 fn read_file(path: &Path, working_folder: Option<&Path>) -> InputFile {
     let name = source_name(path, working_folder);
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(SourceFile::new(name, bytes)),
-        Err(e) => Err(IngestError { file: name, failure: IngestFailure::Unreadable(e.to_string()) }),
-    }
+    std::fs::read(path).map(|bytes| SourceFile::new(&name, bytes)).map_err(|e| unreadable(&name, &e))
+}
+
+fn unreadable(name: &str, error: &std::io::Error) -> IngestError {
+    let reason = match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or folder".to_string(),
+        _ => error.to_string(),
+    };
+    IngestError { file: corpus::path::normalize(name), failure: IngestFailure::Unreadable(reason) }
 }
 
 /// Files named explicitly (missing ones too, so they are reported), plus files with a supported extension
@@ -150,10 +157,7 @@ fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
 fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) => {
-            let file = dir.display().to_string();
-            return files.push(Err(IngestError { file, failure: IngestFailure::Unreadable(e.to_string()) }));
-        }
+        Err(e) => return files.push(Err(unreadable(&dir.display().to_string(), &e))),
     };
     let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     paths.sort();
@@ -211,16 +215,24 @@ pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], remov
     save_snapshot(&index, snapshot)
 }
 
-/// A fresh index of one file already read (`quire eval`'s corpus).
-pub fn index_file(
+/// Every supported file under `root` (hidden ones skipped), read, each named by its path inside `root`:
+/// a labelled folder's documents are known by those paths.
+pub fn read_folder(root: &Path) -> Vec<InputFile> {
+    collect_files(&[root.to_path_buf()])
+        .into_iter()
+        .map(|file| file.and_then(|path| read_file(&path, Some(root))))
+        .collect()
+}
+
+/// A fresh index of files already read (`quire eval`'s corpus), with what each file gave; `None` when no
+/// document could be indexed.
+pub fn index_files(
     embedder: &MiniLmEmbedder,
-    file: SourceFile,
+    files: Vec<InputFile>,
     settings: IndexSettings,
-) -> Result<IndexedCorpus, String> {
+) -> Result<(Option<IndexedCorpus>, IngestReport), String> {
     let base = Base::Fresh { settings, reuse_vectors_of: None };
-    let outcome = run_on(embedder, base, [Ok(file)], 1)?;
-    if let Some(error) = outcome.report.errors.first() {
-        return Err(error.failure.to_string());
-    }
-    outcome.index.ok_or_else(|| "no document could be indexed".to_string())
+    let count = files.len();
+    let outcome = run_on(embedder, base, files, count)?;
+    Ok((outcome.index, outcome.report))
 }

@@ -66,8 +66,8 @@ enum Command {
         #[arg(long)]
         documents: bool,
     },
-    /// Evaluate retrievers on a BEIR-layout folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; each may
-    /// be gzipped). The corpus is indexed once and cached under ~/.cache/quire/eval.
+    /// Evaluate retrievers on a labelled folder: queries.jsonl, qrels/<split>.tsv (each may be gzipped) and
+    /// a corpus (BEIR's corpus.jsonl, or a corpus/ folder of files). Indexed once, cached under ~/.cache/quire/eval.
     Eval(eval::EvalArgs),
     /// Print the top chunks of a retrieval method, and of each retriever it fuses.
     Query {

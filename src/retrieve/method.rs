@@ -83,11 +83,16 @@ impl Method {
         }
     }
 
+    /// The catalogue's names, in its order, without loading learned fusion's network.
+    pub fn names() -> Vec<&'static str> {
+        let presets = PRESETS.iter().map(|&(name, ..)| name);
+        Retriever::all().map(Retriever::name).chain(presets).chain([LEARNED]).collect()
+    }
+
     /// Every name [`Method::parse`] takes, for help texts and error messages: the catalogue's names, then
     /// the form of a chosen fusion.
     pub fn choices() -> String {
-        let names: Vec<String> = Self::catalogue().iter().map(Method::name).collect();
-        format!("{}, or rrf:A+B*w… / zsum:A+B*w…", names.join(", "))
+        format!("{}, or rrf:A+B*w… / zsum:A+B*w…", Self::names().join(", "))
     }
 
     /// A retriever (`path`), a preset (`rrf-all`), or a fusion of chosen retrievers with optional weights
@@ -133,6 +138,12 @@ impl Method {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_the_catalogue_s() {
+        let catalogue: Vec<String> = Method::catalogue().iter().map(Method::name).collect();
+        assert_eq!(Method::names(), catalogue);
+    }
 
     #[test]
     fn method_names_round_trip() {

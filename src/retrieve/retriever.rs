@@ -108,6 +108,19 @@ const REGISTRY: [Entry; 11] = [
     },
 ];
 
+/// Fails to compile when a variant is added without being listed here, which is the moment to give it its
+/// row of [`REGISTRY`]; `registry_rows_follow_the_variants` then checks the row's place.
+const fn has_a_row(retriever: Retriever) -> bool {
+    use Retriever::*;
+    match retriever {
+        Dense | Bm25 | Page | Section | Entity | Path | Hub | Join | Triplet | Community | OneHop => {
+            (retriever as usize) < REGISTRY.len()
+        }
+    }
+}
+
+const _: () = assert!(has_a_row(Retriever::OneHop) && REGISTRY.len() == Retriever::OneHop as usize + 1);
+
 impl Retriever {
     /// What `rrf-all` and `zsum-all` fuse: every retriever of the seeds (not the one-hop baseline).
     pub const SEEDS: [Retriever; 10] = [

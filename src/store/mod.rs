@@ -455,13 +455,19 @@ mod tests {
         let current: Vec<Document> = (0..60_000).map(|i| document(&format!("notes/{i}.md"), "text")).collect();
         let added: Vec<Document> = (0..60_000).rev().map(|i| document(&format!("notes/{i}.md"), "new")).collect();
         let removed: Vec<String> = (0..60_000).step_by(2).map(|i| format!("gone/{i}.md")).collect();
-        let copying = std::time::Instant::now();
-        let copies = (current.clone(), added.clone());
-        let copy_time = copying.elapsed();
-        drop(copies);
-        let merging = std::time::Instant::now();
-        let merged = merge_documents(&current, added, &removed);
-        let merge_time = merging.elapsed();
+        // The fastest of three of each, so a pause of the machine in one run does not decide.
+        let fastest = |run: &dyn Fn() -> Vec<Document>| {
+            (0..3)
+                .map(|_| {
+                    let started = std::time::Instant::now();
+                    let out = run();
+                    (started.elapsed(), out)
+                })
+                .min_by_key(|(time, _)| *time)
+                .expect("three runs")
+        };
+        let (copy_time, _) = fastest(&|| current.iter().chain(&added).cloned().collect());
+        let (merge_time, merged) = fastest(&|| merge_documents(&current, added.clone(), &removed));
         assert!(merge_time < copy_time * 40, "merging took {merge_time:?}, copying the documents {copy_time:?}");
         assert_eq!(merged.len(), 60_000);
         assert!(merged.iter().all(|d| d.text == "new"));

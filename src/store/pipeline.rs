@@ -6,16 +6,16 @@
 //! between them is the [`Host`]: how progress is shown, how embedding is spread over cores (threads natively,
 //! a pool of workers in the browser), and whether the user has cancelled. The pipeline is `async` because the
 //! browser must hand control back to its event loop between steps; native hosts never wait, and drive it with
-//! `pollster::block_on`.
+//! `futures_executor::block_on`.
 
 use crate::corpus::{IngestError, IngestReport, SourceFile, TokenCounter};
-use crate::embed::{EmbedError, TextEmbedder};
+use crate::embed::TextEmbedder;
 
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
 
-/// The steps a host hears about.
+/// The long tasks of indexing, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
+pub enum Task {
     /// Files parsed, one by one; `current` names the file about to be parsed.
     Parse,
     /// Distinct texts embedded.
@@ -24,10 +24,10 @@ pub enum Stage {
     Build,
 }
 
-/// How far a stage has come.
+/// How far a task has come.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress<'a> {
-    pub stage: Stage,
+    pub task: Task,
     pub done: usize,
     pub total: usize,
     /// The file about to be parsed: if its parser crashes the host, this is the file to blame.
@@ -50,8 +50,9 @@ pub trait Host {
     /// `false` when the user has cancelled; the pipeline then stops with the current index unchanged.
     async fn carry_on(&mut self) -> bool;
 
-    /// Embeds every text `builder` still needs, reporting [`Stage::Embed`] progress; `false` when cancelled.
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError>;
+    /// Embeds every text `builder` still needs, reporting [`Task::Embed`] progress; `false` when cancelled.
+    /// An error is the host's own words (a model that failed, a pool that could not start).
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String>;
 }
 
 /// What the new index starts from.
@@ -95,13 +96,15 @@ pub type InputFile = Result<SourceFile, IngestError>;
 pub struct Outcome {
     /// Every file's errors and warnings; its documents have moved into the index.
     pub report: IngestReport,
-    /// Documents parsed and not dropped as duplicates of indexed ones.
+    /// Files given, and documents parsed from them (before duplicates of indexed documents were dropped).
+    pub files: usize,
     pub documents: usize,
     pub embedded: usize,
     pub reused: usize,
     /// Seconds spent parsing, structuring, embedding and building, as the host's clock measured them.
     pub timings: Timings,
-    /// The new index; `None` when nothing changed (no document and no removal) or the user cancelled.
+    /// The new index; `None` when there was nothing to index (every file failed, or an update with no
+    /// document and no removal) or the user cancelled.
     pub index: Option<IndexedCorpus>,
     pub cancelled: bool,
 }
@@ -125,8 +128,8 @@ impl Timings {
 pub enum PipelineError {
     #[error(transparent)]
     Update(#[from] UpdateError),
-    #[error(transparent)]
-    Embed(#[from] EmbedError),
+    #[error("{0}")]
+    Embed(String),
 }
 
 /// Runs the whole pipeline over `files` (`file_count` of them, for progress), timed by `clock` (seconds).
@@ -137,22 +140,21 @@ pub async fn run<H: Host>(
     file_count: usize,
     clock: &dyn Fn() -> f64,
 ) -> Result<Outcome, PipelineError> {
-    let mut outcome = Outcome::default();
+    let mut outcome = Outcome { files: file_count, ..Outcome::default() };
     let started = clock();
     let Some(mut report) = parse(host, files, file_count, &base.corpus_settings()).await else {
         return Ok(Outcome { cancelled: true, ..outcome });
     };
+    outcome.documents = report.documents.len();
     if let Some(current) = base.current() {
         report.drop_indexed_duplicates(&current.corpus.documents, base.removed());
     }
     outcome.timings.parse = clock() - started;
-    if report.documents.is_empty() && base.removed().is_empty() && matches!(base, Base::Update { .. }) {
-        outcome.report = report;
+    let documents = std::mem::take(&mut report.documents);
+    outcome.report = report;
+    if documents.is_empty() && base.removed().is_empty() {
         return Ok(outcome);
     }
-    let documents = std::mem::take(&mut report.documents);
-    outcome.documents = documents.len();
-    outcome.report = report;
 
     let started = clock();
     let embedder = host.embedder();
@@ -167,7 +169,7 @@ pub async fn run<H: Host>(
     outcome.reused = builder.reused();
 
     let started = clock();
-    let embedded = host.embed(&mut builder).await?;
+    let embedded = host.embed(&mut builder).await.map_err(PipelineError::Embed)?;
     outcome.embedded = builder.embedded();
     outcome.timings.embed = clock() - started;
     if !embedded || !host.carry_on().await {
@@ -175,7 +177,7 @@ pub async fn run<H: Host>(
     }
 
     let started = clock();
-    host.progress(Progress { stage: Stage::Build, done: 0, total: 0, current: None });
+    host.progress(Progress { task: Task::Build, done: 0, total: 0, current: None });
     if !host.carry_on().await {
         return Ok(Outcome { cancelled: true, ..outcome });
     }
@@ -193,18 +195,21 @@ async fn parse<H: Host>(
     settings: &crate::corpus::CorpusSettings,
 ) -> Option<IngestReport> {
     let mut report = IngestReport::default();
+    if total == 0 {
+        return Some(report);
+    }
     for (done, file) in files.into_iter().enumerate() {
         if !host.carry_on().await {
             return None;
         }
         match file {
             Ok(file) => {
-                host.progress(Progress { stage: Stage::Parse, done, total, current: Some(&file.path) });
+                host.progress(Progress { task: Task::Parse, done, total, current: Some(&file.path) });
                 report.add(&file, settings);
             }
             Err(error) => report.errors.push(error),
         }
     }
-    host.progress(Progress { stage: Stage::Parse, done: total, total, current: None });
+    host.progress(Progress { task: Task::Parse, done: total, total, current: None });
     Some(report)
 }

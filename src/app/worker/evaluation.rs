@@ -3,7 +3,7 @@
 //! table.
 
 use crate::app::browser;
-use crate::app::protocol::{Evaluation, FileBytes, Progress, Step};
+use crate::app::protocol::{Evaluation, FileBytes, Progress, Task};
 use crate::corpus::SourceFile;
 use crate::embed::TextEmbedder;
 use crate::eval::dataset::Labels;
@@ -63,7 +63,7 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
         let questions = dataset.queries.len();
         let mut progress = |method: &Method, done: usize| {
             let current = Some(method.name());
-            send_progress(Progress { step: Step::Evaluate, done, total: questions, rate: None, current });
+            send_progress(Progress { task: Task::Evaluate, done, total: questions, rate: None, current });
         };
         let report =
             crate::eval::evaluate(index, &*engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)

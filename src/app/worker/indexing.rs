@@ -5,13 +5,13 @@
 use std::rc::Rc;
 
 use crate::corpus::SourceFile;
-use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
-use crate::store::pipeline::{self, Base, Host, InputFile, Outcome, Stage};
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
 
 use crate::app::browser;
 use crate::app::pool::Pool;
-use crate::app::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Reply, Step};
+use crate::app::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Reply, Task};
 
 use super::{CANCELLED, rate, send_progress, with_engine};
 
@@ -51,7 +51,19 @@ pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Resul
     let outcome = run_pipeline(base, files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)))).await?;
     let shown = outcome.index.map(|index| {
         let shown = state(&index);
-        with_engine(|engine| engine.index = Some(Rc::new(index))).map(|()| shown)
+        with_engine(|engine| {
+            // Built on the index as it was when the update began: if another was opened meanwhile, this one
+            // would silently undo it.
+            let unchanged = match (&engine.index, &current) {
+                (Some(now), Some(then)) => Rc::ptr_eq(now, then),
+                (now, then) => now.is_none() && then.is_none(),
+            };
+            if !unchanged {
+                return Err("the index was replaced while these files were indexed; add them again".to_string());
+            }
+            engine.index = Some(Rc::new(index));
+            Ok(shown)
+        })?
     });
     let report = &outcome.report;
     let outcome_shown = IndexOutcome {
@@ -74,7 +86,7 @@ pub(super) async fn run_pipeline(
     CANCELLED.set(false);
     let embedder = with_engine(|engine| engine.embedder.clone())?;
     let now = browser::now_ms();
-    let mut page = Page { embedder, stage: None, stage_started: now, last_yield: now };
+    let mut page = Page { embedder, task: None, task_started: now, last_yield: now };
     let count = files.len();
     let clock = || browser::now_ms() / 1000.0;
     pipeline::run(&mut page, base, files, count, &clock).await.map_err(|e| e.to_string())
@@ -83,8 +95,8 @@ pub(super) async fn run_pipeline(
 /// The page as the pipeline's host.
 struct Page {
     embedder: Rc<MiniLmEmbedder>,
-    stage: Option<Stage>,
-    stage_started: f64,
+    task: Option<pipeline::Task>,
+    task_started: f64,
     last_yield: f64,
 }
 
@@ -96,18 +108,18 @@ impl Host for Page {
     }
 
     fn progress(&mut self, progress: pipeline::Progress<'_>) {
-        if self.stage != Some(progress.stage) {
-            self.stage = Some(progress.stage);
-            self.stage_started = browser::now_ms();
+        if self.task != Some(progress.task) {
+            self.task = Some(progress.task);
+            self.task_started = browser::now_ms();
         }
-        let step = match progress.stage {
-            Stage::Parse => Step::Parse,
-            Stage::Embed => Step::Embed,
-            Stage::Build => Step::Build,
+        let task = match progress.task {
+            pipeline::Task::Parse => Task::Parse,
+            pipeline::Task::Embed => Task::Embed,
+            pipeline::Task::Build => Task::Build,
         };
         let (done, total) = (progress.done, progress.total);
-        let rate = rate(done, self.stage_started);
-        send_progress(Progress { step, done, total, rate, current: progress.current.map(String::from) });
+        let rate = rate(done, self.task_started);
+        send_progress(Progress { task, done, total, rate, current: progress.current.map(String::from) });
     }
 
     /// Yields to the worker's event loop every [`PARSE_SLICE_MS`], so a Cancel can arrive.
@@ -119,8 +131,8 @@ impl Host for Page {
         !CANCELLED.get()
     }
 
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
-        embed(builder).await.map_err(EmbedError::Inference)
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+        embed(builder).await
     }
 }
 
@@ -128,7 +140,7 @@ impl Host for Page {
 pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
     let (started, total) = (browser::now_ms(), builder.to_embed());
     let tell = |done: usize| {
-        send_progress(Progress { step: Step::Embed, done, total, rate: rate(done, started), current: None })
+        send_progress(Progress { task: Task::Embed, done, total, rate: rate(done, started), current: None })
     };
     tell(0);
     if total >= POOL_THRESHOLD {

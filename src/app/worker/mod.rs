@@ -28,7 +28,7 @@ use crate::store::IndexedCorpus;
 use super::browser;
 use super::model::load_embedder;
 use super::pool::Pool;
-use super::protocol::{FromEngine, Progress, Reply, Request, Step, ToEngine, from_js, post_to_parent};
+use super::protocol::{FromEngine, Progress, Reply, Request, Task, ToEngine, from_js, post_to_parent};
 
 struct Engine {
     /// Shared with a running update, which embeds with it while queries go on.
@@ -77,7 +77,7 @@ pub fn serve() {
         let since = browser::now_ms();
         let on_download = |done, total: Option<usize>| {
             let rate = rate(done, since);
-            send_progress(Progress { step: Step::LoadModel, done, total: total.unwrap_or(done), rate, current: None })
+            send_progress(Progress { task: Task::LoadModel, done, total: total.unwrap_or(done), rate, current: None })
         };
         let started = load_embedder(on_download).await.map(|embedder| {
             let engine = Engine { embedder: Rc::new(embedder), index: None, pool: None, evaluated: None };

@@ -1,0 +1,124 @@
+//! The one indexing pipeline (`store::pipeline`) as every front end drives it, through a host that records
+//! what it hears and can cancel: each file is named before it is parsed, a failed file is reported and the
+//! others indexed, duplicates of indexed documents are dropped, a cancel keeps nothing, an update with
+//! nothing in it builds nothing, and removals alone still update.
+
+mod common;
+
+use futures_executor::block_on;
+use quire::corpus::{IngestError, IngestFailure, SourceFile};
+use quire::embed::MiniLmEmbedder;
+use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+
+#[derive(Default)]
+struct Recorder {
+    heard: Vec<(Task, usize, usize, Option<String>)>,
+    /// Answer `false` from this `carry_on` call on (counted from 1).
+    cancel_at: Option<usize>,
+    checks: usize,
+}
+
+impl Host for Recorder {
+    type Embedder = MiniLmEmbedder;
+
+    fn embedder(&self) -> &MiniLmEmbedder {
+        common::embedder()
+    }
+
+    fn progress(&mut self, progress: Progress<'_>) {
+        self.heard.push((progress.task, progress.done, progress.total, progress.current.map(String::from)));
+    }
+
+    async fn carry_on(&mut self) -> bool {
+        self.checks += 1;
+        self.cancel_at.is_none_or(|at| self.checks < at)
+    }
+
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+        builder.embed_all(common::embedder()).map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+}
+
+fn file(name: &str, text: &str) -> InputFile {
+    Ok(SourceFile::new(name, text.as_bytes()))
+}
+
+fn run(host: &mut Recorder, base: Base<'_>, files: Vec<InputFile>) -> Outcome {
+    let count = files.len();
+    block_on(pipeline::run(host, base, files, count, &|| 0.0)).expect("the pipeline runs")
+}
+
+fn fresh() -> Base<'static> {
+    Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None }
+}
+
+fn sources(index: &IndexedCorpus) -> Vec<&str> {
+    index.corpus.documents.iter().map(|d| d.source.as_str()).collect()
+}
+
+#[test]
+fn names_each_file_before_parsing_it_and_keeps_the_good_ones() {
+    let unreadable = IngestError { file: "gone.md".into(), failure: IngestFailure::Unreadable("no such file".into()) };
+    let files = vec![
+        file("moon.md", "# Moon\n\nThe Moon orbits the Earth every 27 days.\n"),
+        Err(unreadable),
+        file("empty.txt", ""),
+        file("sun.txt", "Sun\n\nThe Sun is the star at the centre of the Solar System.\n"),
+    ];
+    let mut host = Recorder::default();
+    let outcome = run(&mut host, fresh(), files);
+    let index = outcome.index.expect("the good files are indexed");
+    assert_eq!(sources(&index), ["moon.md", "sun.txt"]);
+    let failed: Vec<String> = outcome.report.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(failed, ["gone.md: no such file", "empty.txt: the file is empty"]);
+    assert_eq!((outcome.files, outcome.documents), (4, 2));
+    assert!(outcome.embedded > 0 && outcome.reused == 0);
+    let parsing: Vec<(usize, Option<&str>)> = host
+        .heard
+        .iter()
+        .filter(|(task, ..)| *task == Task::Parse)
+        .map(|(_, done, _, current)| (*done, current.as_deref()))
+        .collect();
+    assert_eq!(parsing, [(0, Some("moon.md")), (2, Some("empty.txt")), (3, Some("sun.txt")), (4, None)]);
+    assert_eq!(host.heard.last().map(|h| h.0), Some(Task::Build), "the build is announced before it runs");
+}
+
+#[test]
+fn a_cancel_keeps_nothing_and_an_empty_update_builds_nothing() {
+    let files = || vec![file("moon.md", "# Moon\n\nThe Moon orbits the Earth.\n")];
+    for cancel_at in [1, 2, 3] {
+        let mut host = Recorder { cancel_at: Some(cancel_at), ..Recorder::default() };
+        let outcome = run(&mut host, fresh(), files());
+        assert!(outcome.cancelled && outcome.index.is_none(), "cancelled at check {cancel_at}");
+    }
+
+    let index = run(&mut Recorder::default(), fresh(), files()).index.unwrap();
+    let nothing = run(&mut Recorder::default(), Base::Update { current: Some(&index), removed: &[] }, vec![]);
+    assert!(nothing.index.is_none() && !nothing.cancelled);
+    let all_failed = run(&mut Recorder::default(), fresh(), vec![file("empty.txt", "")]);
+    assert!(all_failed.index.is_none() && all_failed.report.errors.len() == 1);
+}
+
+#[test]
+fn updates_drop_indexed_duplicates_and_removals_alone_update() {
+    let moon = "# Moon\n\nThe Moon orbits the Earth.\n";
+    let first = vec![file("moon.md", moon), file("sun.txt", "Sun\n\nThe Sun is a star.\n")];
+    let index = run(&mut Recorder::default(), fresh(), first).index.unwrap();
+
+    let copy = run(
+        &mut Recorder::default(),
+        Base::Update { current: Some(&index), removed: &[] },
+        vec![file("copy-of-moon.md", moon)],
+    );
+    assert!(copy.index.is_none(), "a copy of an indexed document adds nothing");
+    assert!(copy.report.warnings.iter().any(|(file, note)| file == "copy-of-moon.md" && note.contains("moon.md")));
+
+    let removed = ["sun.txt".to_string()];
+    let mut host = Recorder::default();
+    let outcome = run(&mut host, Base::Update { current: Some(&index), removed: &removed }, vec![]);
+    assert_eq!(sources(&outcome.index.unwrap()), ["moon.md"]);
+    assert!(host.heard.iter().all(|(task, ..)| *task != Task::Parse), "no parsing is announced without files");
+    assert_eq!(outcome.embedded, 0, "nothing new to embed");
+}
