@@ -34,7 +34,11 @@ fn main() {
     } else {
         methods.iter().map(|m| Method::parse(m).unwrap_or_else(|e| panic!("{e}"))).collect()
     };
-    println!("{} chunks, {} questions, top {K}, query embedding excluded", index.corpus.chunks.len(), questions.len());
+    println!(
+        "{} chunks, {} questions, top {K}, query embedding excluded",
+        index.corpus().chunks.len(),
+        questions.len()
+    );
     println!("{:<10} {:>8} {:>8} {:>8}", "method", "p50 ms", "p95 ms", "mean ms");
     for method in &methods {
         let mut times: Vec<f64> = questions
@@ -63,12 +67,12 @@ fn time_chunk_graph(index: &quire::store::IndexedCorpus) {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    let stats = index.chunk_graph.stats();
+    let stats = index.chunk_graph().stats();
     println!(
         "chunk graph: {:.0} ms to build over {} chunks of {} documents ({} similar_to edges, {} communities, {} comm_similar_to links)",
         times[1],
-        index.corpus.chunks.len(),
-        index.corpus.documents.len(),
+        index.corpus().chunks.len(),
+        index.corpus().documents.len(),
         stats.similar_edges,
         stats.communities,
         stats.community_links

@@ -63,8 +63,8 @@ fn build(source: &Source, chunks: usize, embedder: &MiniLmEmbedder, file: &std::
     std::fs::write(file, &bytes).expect("the snapshot is written");
     format!(
         "| {} | {} | {texts} | {structure:.1} | {indexes:.1} | {:.1} |",
-        index.corpus.chunks.len(),
-        index.corpus.documents.len(),
+        index.corpus().chunks.len(),
+        index.corpus().documents.len(),
         bytes.len() as f64 / 1e6
     )
 }

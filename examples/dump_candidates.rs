@@ -28,7 +28,7 @@ fn main() {
     let (snapshot, dir, split, out) = (&args[1], Path::new(&args[2]), &args[3], Path::new(&args[4]));
     std::fs::create_dir_all(out).unwrap();
     let index = IndexedCorpus::from_snapshot(&std::fs::read(snapshot).unwrap()).unwrap();
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     if !out.join("chunks.jsonl").exists() {
         let mut chunks = std::io::BufWriter::new(std::fs::File::create(out.join("chunks.jsonl")).unwrap());
         let mut vectors = std::io::BufWriter::new(std::fs::File::create(out.join("chunks.f32")).unwrap());
@@ -39,7 +39,7 @@ fn main() {
                 "text": corpus.chunk_search_text(c as u32),
             });
             writeln!(chunks, "{record}").unwrap();
-            for x in index.embeddings.vectors().get(index.rows.chunks[c]) {
+            for x in index.embeddings().vectors().get(index.rows().chunks[c]) {
                 vectors.write_all(&x.to_le_bytes()).unwrap();
             }
         }

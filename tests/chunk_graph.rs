@@ -43,15 +43,15 @@ fn index() -> &'static IndexedCorpus {
 }
 
 fn source_of(index: &IndexedCorpus, community: u32) -> &str {
-    let document = index.chunk_graph.communities[community as usize].document;
-    &index.corpus.documents[document as usize].source
+    let document = index.chunk_graph().communities[community as usize].document;
+    &index.corpus().documents[document as usize].source
 }
 
 #[test]
 fn a_document_splits_into_its_sub_topics() {
     let index = index();
-    let graph = &index.chunk_graph;
-    let notebook = index.corpus.document_chunks(0);
+    let graph = &index.chunk_graph();
+    let notebook = index.corpus().document_chunks(0);
     assert_eq!(notebook.len(), 4, "one chunk per paragraph");
     let first = notebook.start;
     let of = |chunk: u32| graph.community_of[chunk as usize];
@@ -69,13 +69,13 @@ fn a_document_splits_into_its_sub_topics() {
 #[test]
 fn communities_link_to_their_topic_in_other_documents() {
     let index = index();
-    let graph = &index.chunk_graph;
+    let graph = &index.chunk_graph();
     let best_link = |chunk: u32| {
         let community = graph.community_of[chunk as usize];
         let link = graph.links[community as usize].first().expect("a link above the threshold");
         source_of(index, link.community)
     };
-    let first = index.corpus.document_chunks(0).start;
+    let first = index.corpus().document_chunks(0).start;
     assert_eq!(best_link(first), "Harbour.md");
     assert_eq!(best_link(first + 2), "Cider.md");
     for (community, links) in graph.links.iter().enumerate() {
@@ -86,7 +86,7 @@ fn communities_link_to_their_topic_in_other_documents() {
     }
     // Summaries are the best chunks by PageRank, so they hold the community's own words.
     let orchard = graph.community_of[first as usize + 2];
-    assert!(graph.summary(&index.corpus, orchard).contains("orchard"));
+    assert!(graph.summary(index.corpus(), orchard).contains("orchard"));
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn the_community_retriever_goes_from_the_question_to_its_community() {
     let question = "How do ships avoid the reef at night?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let (chunks, trace) = Method::Single(Retriever::Community).trace(index, Query::new(question, &vector), 10, 10);
-    let first = index.corpus.document_chunks(0).start;
+    let first = index.corpus().document_chunks(0).start;
     assert!([first, first + 1].contains(&chunks[0].chunk), "{}", trace.render());
     let Step::Seeds { nodes, .. } = &trace.retrievers[0].steps[0] else { panic!("{}", trace.render()) };
     assert!(nodes.iter().all(|n| n.kind == NodeKind::Community));
@@ -113,7 +113,7 @@ fn the_community_retriever_goes_from_the_question_to_its_community() {
             Step::Keep { .. } | Step::Llm { .. } => Vec::new(),
         })
         .collect();
-    assert!(chunks.iter().all(|c| reached.contains(&index.chunk_graph.community_of[c.chunk as usize])));
+    assert!(chunks.iter().all(|c| reached.contains(&index.chunk_graph().community_of[c.chunk as usize])));
 }
 
 #[test]
@@ -121,12 +121,12 @@ fn approximate_community_links_match_the_exact_scan() {
     use quire::graph::{ChunkGraph, ChunkGraphSettings};
     let index = index();
     let build = |approximate_from| {
-        let (vectors, rows) = (index.embeddings.vectors(), &index.rows.chunks);
+        let (vectors, rows) = (index.embeddings().vectors(), &index.rows().chunks);
         ChunkGraph::build(
-            &index.corpus,
+            index.corpus(),
             vectors,
             rows,
-            index.settings.bm25,
+            index.settings().bm25,
             ChunkGraphSettings::default(),
             approximate_from,
         )

@@ -38,27 +38,27 @@ fn parse(files: &[SourceFile]) -> Vec<corpus::Document> {
 /// Distinct node texts of `index` that `previous` did not have, by plain set difference of the texts (not
 /// through the embedding store's lookup, which is what is under test).
 fn new_texts(index: &IndexedCorpus, previous: &IndexedCorpus) -> std::collections::BTreeSet<String> {
-    let before: std::collections::BTreeSet<String> = node_texts(&previous.corpus).into_iter().flatten().collect();
-    node_texts(&index.corpus).into_iter().flatten().filter(|t| !before.contains(t)).collect()
+    let before: std::collections::BTreeSet<String> = node_texts(previous.corpus()).into_iter().flatten().collect();
+    node_texts(index.corpus()).into_iter().flatten().filter(|t| !before.contains(t)).collect()
 }
 
 #[test]
 fn adding_and_removing_documents_embeds_only_new_texts() {
     let counter = Counting { texts: Cell::new(0) };
     let first = build(parse(&common::demo_files()), None, &counter);
-    assert_eq!(counter.texts.get(), first.embeddings.len(), "a fresh build embeds each distinct text once");
+    assert_eq!(counter.texts.get(), first.embeddings().len(), "a fresh build embeds each distinct text once");
     // Relation types are embedded in both directions (`orbits` and `is orbits of`).
-    assert!(!first.corpus.relation_types.is_empty());
-    for relation_type in &first.corpus.relation_types {
-        assert!(first.embeddings.row_of(&relation_type.inverse_text()).is_some(), "{}", relation_type.name);
+    assert!(!first.corpus().relation_types.is_empty());
+    for relation_type in &first.corpus().relation_types {
+        assert!(first.embeddings().row_of(&relation_type.inverse_text()).is_some(), "{}", relation_type.name);
     }
-    assert_eq!(first.rows.inverse_relation_types.len(), first.corpus.relation_types.len());
+    assert_eq!(first.rows().inverse_relation_types.len(), first.corpus().relation_types.len());
 
     let saturn = SourceFile::new(
         "saturn.md",
         "---\ntype: planet\norbits: \"[[Sun]]\"\n---\n# Saturn\n\nSaturn is the sixth planet. Its rings are mostly ice.\n\n## Moons\n\nTitan is larger than the planet Mercury.\n",
     );
-    let documents = merge_documents(&first.corpus.documents, parse(&[saturn]), &[]);
+    let documents = merge_documents(&first.corpus().documents, parse(&[saturn]), &[]);
     counter.texts.set(0);
     let second = build(documents.clone(), Some(&first), &counter);
     let expected = new_texts(&second, &first);
@@ -68,20 +68,20 @@ fn adding_and_removing_documents_embeds_only_new_texts() {
     assert!(expected.len() < 12, "only the new document's texts: {expected:?}");
 
     let scratch = build(documents, None, &Counting { texts: Cell::new(0) });
-    assert_eq!(second.corpus, scratch.corpus);
-    assert_eq!(second.bm25, scratch.bm25);
-    for (a, b) in second.rows.chunks.iter().zip(&scratch.rows.chunks) {
-        let (va, vb) = (second.embeddings.vectors().get(*a), scratch.embeddings.vectors().get(*b));
+    assert_eq!(second.corpus(), scratch.corpus());
+    assert_eq!(second.bm25(), scratch.bm25());
+    for (a, b) in second.rows().chunks.iter().zip(&scratch.rows().chunks) {
+        let (va, vb) = (second.embeddings().vectors().get(*a), scratch.embeddings().vectors().get(*b));
         assert!(va.iter().zip(&vb).all(|(x, y)| (x - y).abs() < 1e-6));
     }
 
     counter.texts.set(0);
-    let without_moon = merge_documents(&second.corpus.documents, Vec::new(), &["moon.md".to_string()]);
-    assert_eq!(without_moon.len(), second.corpus.documents.len() - 1);
+    let without_moon = merge_documents(&second.corpus().documents, Vec::new(), &["moon.md".to_string()]);
+    assert_eq!(without_moon.len(), second.corpus().documents.len() - 1);
     let third = build(without_moon, Some(&second), &counter);
     assert_eq!(counter.texts.get(), new_texts(&third, &second).len());
     assert!(counter.texts.get() < 10, "removal re-embeds at most texts whose context changed");
-    assert!(!third.corpus.documents.iter().any(|d| d.source == "moon.md"));
+    assert!(!third.corpus().documents.iter().any(|d| d.source == "moon.md"));
 }
 
 #[test]
@@ -91,14 +91,14 @@ fn a_different_model_invalidates_reuse() {
     let mut other = counter.identity().clone();
     other.model_hash = "another model".into();
     let builder = IndexBuilder::new(
-        first.corpus.documents.clone(),
+        first.corpus().documents.clone(),
         common::embedder(),
         other.clone(),
         IndexSettings::default(),
         Some(&first),
     );
     assert_eq!(builder.reused(), 0);
-    assert_eq!(builder.to_embed(), first.embeddings.len());
+    assert_eq!(builder.to_embed(), first.embeddings().len());
     assert!(first.check_model(&other).unwrap_err().contains("re-index the documents"));
 }
 

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use quire::retrieve::fusion::training::{LabelledCandidates, TrainingSettings, permutation_importance, train};
+use quire::retrieve::fusion::permutation_importance;
+use quire::retrieve::fusion::training::{LabelledCandidates, TrainingSettings, train};
 use quire::retrieve::{FusionModel, Retriever};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -31,7 +31,7 @@ fn an_outline_lists_sections_in_order_with_their_chunks_and_their_relevance() {
     let best =
         outline.sections.iter().flat_map(|s| &s.chunks).max_by(|a, b| a.relevance.partial_cmp(&b.relevance).unwrap());
     assert_eq!(best.unwrap().label, "Moon › Landings › Crew › #1");
-    let hits = index.chunk_index.search(index.embeddings.vectors(), &question, 1);
+    let hits = index.chunk_index().search(index.embeddings().vectors(), &question, 1);
     assert!((best.unwrap().relevance.unwrap() - hits[0].score).abs() < 1e-4);
 
     let plain = index.outline("sun.txt", None).unwrap();

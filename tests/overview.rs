@@ -25,8 +25,8 @@ fn distance(overview: &Overview, a: usize, b: usize) -> f32 {
 #[test]
 fn the_whole_demo_graph_is_drawn_with_chunks_near_their_pages() {
     let index = demo_index();
-    let overview = Overview::build(&index.corpus, &index.chunk_graph, 2000);
-    let stats = index.graph.stats(&index.corpus);
+    let overview = Overview::build(index.corpus(), index.chunk_graph(), 2000);
+    let stats = index.graph().stats(index.corpus());
     let counted = |kind: OverviewKind| overview.nodes.iter().filter(|n| n.kind == kind).count();
     for (kind, key) in [
         (OverviewKind::Page, "page"),
@@ -56,9 +56,9 @@ fn the_whole_demo_graph_is_drawn_with_chunks_near_their_pages() {
     let pages: Vec<usize> = (0..n).filter(|&i| overview.nodes[i].kind == OverviewKind::Page).collect();
     let (mut own, mut other) = (0.0, 0.0);
     for (i, node) in overview.nodes.iter().enumerate().filter(|(_, n)| n.kind == OverviewKind::Chunk) {
-        let document = index.corpus.chunks[node.id as usize].document;
+        let document = index.corpus().chunks[node.id as usize].document;
         assert_eq!(node.document, Some(document));
-        assert_eq!(overview.sources[document as usize], index.corpus.documents[document as usize].source);
+        assert_eq!(overview.sources[document as usize], index.corpus().documents[document as usize].source);
         let home = page_at(document).unwrap();
         own += distance(&overview, i, home);
         let others: Vec<f32> = pages.iter().filter(|&&p| p != home).map(|&p| distance(&overview, i, p)).collect();
@@ -67,19 +67,19 @@ fn the_whole_demo_graph_is_drawn_with_chunks_near_their_pages() {
     assert!(own < other * 0.6, "own page {own:.0} vs others {other:.0}");
 
     // The same corpus draws the same way every time.
-    assert_eq!(Overview::build(&index.corpus, &index.chunk_graph, 2000), overview);
+    assert_eq!(Overview::build(index.corpus(), index.chunk_graph(), 2000), overview);
 }
 
 #[test]
 fn a_small_budget_keeps_pages_and_sections_and_joins_pages_through_their_left_out_chunks() {
     let index = demo_index();
-    let pages = index.corpus.documents.len();
-    let budget = pages + index.corpus.sections.len();
-    let overview = Overview::build(&index.corpus, &index.chunk_graph, budget);
+    let pages = index.corpus().documents.len();
+    let budget = pages + index.corpus().sections.len();
+    let overview = Overview::build(index.corpus(), index.chunk_graph(), budget);
     assert_eq!(overview.nodes.len(), budget);
     assert!(overview.nodes.iter().all(|n| matches!(n.kind, OverviewKind::Page | OverviewKind::Section)));
     assert!(
-        overview.describe().contains(&format!("0 of {} chunks", index.corpus.chunks.len())),
+        overview.describe().contains(&format!("0 of {} chunks", index.corpus().chunks.len())),
         "{}",
         overview.describe()
     );
@@ -87,7 +87,7 @@ fn a_small_budget_keeps_pages_and_sections_and_joins_pages_through_their_left_ou
     let earth = overview.nodes.iter().position(|n| n.kind == OverviewKind::Page && n.label == "Earth").unwrap() as u32;
     assert!(overview.edges.iter().any(|e| !e.positional && (e.from == earth || e.to == earth)));
 
-    let tiny = Overview::build(&index.corpus, &index.chunk_graph, 2);
+    let tiny = Overview::build(index.corpus(), index.chunk_graph(), 2);
     assert_eq!(tiny.nodes.len(), 2);
     assert!(tiny.describe().starts_with(&format!("2 of {pages} pages")), "{}", tiny.describe());
 }

@@ -55,7 +55,7 @@ fn fresh() -> Base<'static> {
 }
 
 fn sources(index: &IndexedCorpus) -> Vec<&str> {
-    index.corpus.documents.iter().map(|d| d.source.as_str()).collect()
+    index.corpus().documents.iter().map(|d| d.source.as_str()).collect()
 }
 
 #[test]

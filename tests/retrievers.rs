@@ -42,7 +42,7 @@ fn ask(method: &str, question: &str) -> (Vec<String>, Trace) {
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let method = Method::parse(method).unwrap();
     let (chunks, trace) = method.trace(index, Query::new(question, &vector), 20, 10);
-    let documents = rank_documents(&index.corpus, &chunks, 20)
+    let documents = rank_documents(index.corpus(), &chunks, 20)
         .into_iter()
         .map(|(source, _)| source.trim_end_matches(".md").to_string())
         .collect();
@@ -119,11 +119,11 @@ fn page_section_and_entity_retrievers_map_nodes_to_their_chunks() {
     let vector = common::embedder().embed(&["forests lakes and coastline of Estonia"]).unwrap().remove(0);
     let query = Query::new("forests lakes and coastline of Estonia", &vector);
     let section = Retriever::Section.run(index, query, 10);
-    assert_eq!(index.corpus.chunk_label(section.chunks[0].chunk), "Estonia › Geography › #1");
+    assert_eq!(index.corpus().chunk_label(section.chunks[0].chunk), "Estonia › Geography › #1");
     // Entity: Tallinn is the nearest entity, so the chunks citing it (its own and Mara Quill's) lead.
     let vector = common::embedder().embed(&["Tallinn"]).unwrap().remove(0);
     let entity = Retriever::Entity.run(index, Query::new("Tallinn", &vector), 10);
-    let citing: Vec<String> = entity.chunks.iter().map(|c| index.corpus.chunk_label(c.chunk)).collect();
+    let citing: Vec<String> = entity.chunks.iter().map(|c| index.corpus().chunk_label(c.chunk)).collect();
     let mut leading = citing[..2].to_vec();
     leading.sort();
     assert_eq!(leading, ["Mara Quill › #1", "Tallinn › #1"], "{citing:?}");
@@ -157,7 +157,7 @@ fn one_hop_places_linked_documents_with_their_seed() {
     let question = "Harbor Lights drama film";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let chunks = Retriever::OneHop.run(index, Query::new(question, &vector), 20).chunks;
-    let ranking = rank_documents(&index.corpus, &chunks, 20);
+    let ranking = rank_documents(index.corpus(), &chunks, 20);
     let score_of = |name: &str| ranking.iter().find(|(id, _)| *id == name).map(|(_, s)| *s);
     // The film is RRF's first document; its director's page, one link away, shares its score.
     assert_eq!(score_of("Harbor Lights.md"), Some(ranking[0].1), "{ranking:?}");
@@ -188,7 +188,7 @@ fn a_trace_becomes_a_graph_drawn_stage_by_stage() {
     use quire::retrieve::trace::{EdgeRole, NodeKind, Stage};
     let question = "Where was the director of Harbor Lights born?";
     let (_, trace) = ask("rrf:dense+page+path", question);
-    let graph = trace.graph(&index().corpus);
+    let graph = trace.graph(index().corpus());
     assert_eq!(graph.lanes, vec!["dense", "page", "path"]);
     assert_eq!(
         (graph.nodes[0].kind, graph.nodes[0].label.as_str(), graph.nodes[0].stage),

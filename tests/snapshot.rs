@@ -5,11 +5,11 @@ mod common;
 mod snapshot_support;
 
 use proptest::prelude::*;
-use quire::corpus::{self, CorpusSettings, SourceFile};
+use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
 use quire::embed::TextEmbedder;
 use quire::index::VectorIndexKind;
 use quire::retrieve::{Method, Query};
-use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, SnapshotError};
+use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, SnapshotError};
 use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
 
 fn snapshot_bytes() -> &'static [u8] {
@@ -33,15 +33,15 @@ fn round_trip_preserves_everything() {
     let bytes = original.to_snapshot().unwrap();
     assert_eq!(&bytes[..8], MAGIC);
     let loaded = IndexedCorpus::from_snapshot(&bytes).unwrap();
-    assert_eq!(loaded.corpus, original.corpus);
-    assert_eq!(loaded.settings, original.settings);
-    assert_eq!(loaded.model, original.model);
-    assert_eq!(loaded.rows, original.rows);
-    assert_eq!(loaded.bm25, original.bm25);
-    assert_eq!(loaded.chunk_graph, original.chunk_graph);
-    assert_eq!(loaded.embeddings.vectors(), original.embeddings.vectors());
-    assert_eq!(loaded.graph.stats(&loaded.corpus), original.graph.stats(&original.corpus));
-    assert!(loaded.embeddings.row_of(&original.corpus.entities[0].name).is_some());
+    assert_eq!(loaded.corpus(), original.corpus());
+    assert_eq!(loaded.settings(), original.settings());
+    assert_eq!(loaded.model(), original.model());
+    assert_eq!(loaded.rows(), original.rows());
+    assert_eq!(loaded.bm25(), original.bm25());
+    assert_eq!(loaded.chunk_graph(), original.chunk_graph());
+    assert_eq!(loaded.embeddings().vectors(), original.embeddings().vectors());
+    assert_eq!(loaded.graph().stats(loaded.corpus()), original.graph().stats(original.corpus()));
+    assert!(loaded.embeddings().row_of(&original.corpus().entities[0].name).is_some());
     same_answers(original, &loaded);
     assert!(loaded.to_snapshot().unwrap() == bytes, "encoding is deterministic");
 }
@@ -49,9 +49,9 @@ fn round_trip_preserves_everything() {
 #[test]
 fn hnsw_index_round_trips() {
     let original = hnsw_demo();
-    assert_eq!(original.chunk_index.kind(), VectorIndexKind::Hnsw);
+    assert_eq!(original.chunk_index().kind(), VectorIndexKind::Hnsw);
     let loaded = IndexedCorpus::from_snapshot(&original.to_snapshot().unwrap()).unwrap();
-    assert_eq!(loaded.chunk_index.kind(), VectorIndexKind::Hnsw);
+    assert_eq!(loaded.chunk_index().kind(), VectorIndexKind::Hnsw);
     same_answers(original, &loaded);
 }
 
@@ -84,29 +84,35 @@ fn damaged_files_give_clear_errors() {
 
 #[test]
 fn payloads_that_decode_but_do_not_hang_together_are_refused() {
-    let inconsistent = |tamper: &dyn Fn(&mut IndexedCorpus)| {
-        let mut index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
-        tamper(&mut index);
-        IndexedCorpus::from_snapshot(&index.to_snapshot().unwrap()).err().expect("must be refused")
+    // A crafted file: the demo index's parts, one of them tampered with, encoded as a snapshot's payload is
+    // (its parts in order) and framed with a valid checksum.
+    let inconsistent = |tamper: &dyn Fn(&mut Corpus, &mut NodeRows)| {
+        let index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
+        let (mut corpus, mut rows) = (index.corpus().clone(), index.rows().clone());
+        tamper(&mut corpus, &mut rows);
+        let parts =
+            (index.settings(), index.model(), &corpus, index.embeddings(), &rows, index.chunk_index(), index.bm25());
+        let payload = postcard::to_allocvec(&(parts, index.chunk_graph())).unwrap();
+        IndexedCorpus::from_snapshot(&frame(&payload)).err().expect("must be refused")
     };
     assert_eq!(
-        inconsistent(&|i| i.corpus.mentions[0].entity = 9_999),
+        inconsistent(&|corpus, _| corpus.mentions[0].entity = 9_999),
         SnapshotError::Inconsistent("a mention of a missing chunk or entity".into())
     );
     assert_eq!(
-        inconsistent(&|i| i.corpus.chunks[0].span.end = 1_000_000),
+        inconsistent(&|corpus, _| corpus.chunks[0].span.end = 1_000_000),
         SnapshotError::Inconsistent("a chunk outside its document".into())
     );
     assert_eq!(
-        inconsistent(&|i| i.corpus.sections[1].parent = Some(5)),
+        inconsistent(&|corpus, _| corpus.sections[1].parent = Some(5)),
         SnapshotError::Inconsistent("a section with an invalid parent".into())
     );
     assert_eq!(
-        inconsistent(&|i| i.rows.chunks.truncate(3)),
+        inconsistent(&|_, rows| rows.chunks.truncate(3)),
         SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
     );
     assert_eq!(
-        inconsistent(&|i| i.corpus.chunks.pop().map(drop).unwrap_or_default()),
+        inconsistent(&|corpus, _| corpus.chunks.pop().map(drop).unwrap_or_default()),
         SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
     );
 }
@@ -248,11 +254,11 @@ fn golden_snapshot_pins_the_layout() {
         );
     }
     let index = IndexedCorpus::from_snapshot(&golden).unwrap();
-    assert_eq!(index.chunk_index.kind(), VectorIndexKind::Hnsw);
+    assert_eq!(index.chunk_index().kind(), VectorIndexKind::Hnsw);
     // What it decodes to is what indexing the same files gives today, and it answers from the right chunk.
     assert_eq!(
-        structure(&index.corpus),
-        structure(&golden_index().corpus),
+        structure(index.corpus()),
+        structure(golden_index().corpus()),
         "indexing the golden files now gives another structure: if ingest changed on purpose, re-bless {GOLDEN}"
     );
     let question = "When did the Dawn probe orbit Vesta?";
@@ -264,7 +270,7 @@ fn golden_snapshot_pins_the_layout() {
     }
     for name in ["dense", "bm25", "rrf", "zsum"] {
         let top = Method::parse(name).unwrap().retrieve(&index, Query::new(question, &vector), 1)[0].chunk;
-        assert!(index.corpus.chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"), "{name}");
+        assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"), "{name}");
     }
 }
 
@@ -288,16 +294,16 @@ fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
     assert_eq!(format_version(&old), 4);
     let upgraded = IndexedCorpus::from_snapshot(&old).unwrap();
     // Built from the stored vectors, it is the graph indexing builds from them, to the bit.
-    assert_eq!(upgraded.chunk_graph, upgraded.rebuild_chunk_graph());
+    assert_eq!(upgraded.chunk_graph(), &upgraded.rebuild_chunk_graph());
     // And it has the structure indexing the same files today gives (its floats may differ in the last bit:
     // the embedder's kernels depend on the CPU). Names may differ: titles are chosen better than when the
     // file was written (`sun.txt` is named "Sun" by its heading now, "sun" by its file name then).
     let fresh = golden_index();
-    assert_eq!(structure(&upgraded.corpus), structure(&fresh.corpus));
-    assert_eq!(upgraded.chunk_graph.communities, fresh.chunk_graph.communities);
-    assert_eq!(upgraded.chunk_graph.community_of, fresh.chunk_graph.community_of);
-    assert!(!upgraded.chunk_graph.communities.is_empty());
+    assert_eq!(structure(upgraded.corpus()), structure(fresh.corpus()));
+    assert_eq!(upgraded.chunk_graph().communities, fresh.chunk_graph().communities);
+    assert_eq!(upgraded.chunk_graph().community_of, fresh.chunk_graph().community_of);
+    assert!(!upgraded.chunk_graph().communities.is_empty());
     let saved = upgraded.to_snapshot().unwrap();
     assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
-    assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().chunk_graph, upgraded.chunk_graph);
+    assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().chunk_graph(), upgraded.chunk_graph());
 }

@@ -116,27 +116,27 @@ fn damaged(case: &Case) -> Vec<u8> {
 /// Everything a reader of an index does: every retriever, the chunks and graph nodes they name, every node
 /// text, the summary, and saving it again.
 fn exercise(index: &IndexedCorpus) {
-    let dimension = index.embeddings.vectors().dimension();
+    let dimension = index.embeddings().vectors().dimension();
     let mut unit = vec![0.0f32; dimension.max(1)];
     unit[0] = 1.0;
-    let stored = index.rows.chunks.first().map(|&row| index.embeddings.vectors().get(row));
+    let stored = index.rows().chunks.first().map(|&row| index.embeddings().vectors().get(row));
     for vector in [Some(unit), stored].into_iter().flatten() {
         for method in Method::catalogue() {
             let query = Query::new("Who walked on the Moon? Apollo landing", &vector);
             let (chunks, trace) = method.trace(index, query, 10, 5);
             assert!(!trace.render().is_empty());
             for hit in chunks {
-                assert!((hit.chunk as usize) < index.corpus.chunks.len(), "a hit names a missing chunk");
-                let _ = index.corpus.chunk_text(hit.chunk);
-                let _ = index.graph.neighbors(NodeRef::Chunk(hit.chunk), EdgeKind::IsChunkOf);
+                assert!((hit.chunk as usize) < index.corpus().chunks.len(), "a hit names a missing chunk");
+                let _ = index.corpus().chunk_text(hit.chunk);
+                let _ = index.graph().neighbors(NodeRef::Chunk(hit.chunk), EdgeKind::IsChunkOf);
             }
         }
     }
     let _ = retrieve::dense(index, Query::new("", &[0.5; 384]), 5);
-    let _ = node_texts(&index.corpus);
+    let _ = node_texts(index.corpus());
     let _ = index.summary();
-    for chunk in 0..index.corpus.chunks.len() as u32 {
-        let _ = index.graph.neighbors(NodeRef::Chunk(chunk), EdgeKind::Next);
+    for chunk in 0..index.corpus().chunks.len() as u32 {
+        let _ = index.graph().neighbors(NodeRef::Chunk(chunk), EdgeKind::Next);
     }
     let again = index.to_snapshot().expect("a decoded index encodes");
     IndexedCorpus::from_snapshot(&again).expect("a decoded index re-encodes to a valid snapshot");

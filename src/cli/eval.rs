@@ -75,7 +75,7 @@ pub fn load_labelled(
     let qrels_path = dataset_file(dir, &format!("qrels/{split}.tsv"))?;
     let (queries_name, qrels_name) = (queries_path.display().to_string(), qrels_path.display().to_string());
     let (queries, qrels) = (read_text(&queries_path)?, read_text(&qrels_path)?);
-    let labels = dataset::Labels::parse((&queries_name, &queries), (&qrels_name, &qrels))?;
+    let labels = dataset::Labels::parse((&queries_name, &queries), (&qrels_name, &qrels)).map_err(|e| e.to_string())?;
     let embedder = super::load_embedder(model_dir)?;
     let index = match snapshot {
         Some(path) => {
@@ -85,7 +85,7 @@ pub fn load_labelled(
         }
         None => cached_index(dir, &name, &embedder, fresh)?,
     };
-    let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index))?;
+    let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index)).map_err(|e| e.to_string())?;
     Ok(LabelledIndex { index, dataset, embedder })
 }
 
@@ -162,12 +162,12 @@ fn dataset_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    dataset::file_bytes(&path.display().to_string(), bytes)
+    dataset::file_bytes(&path.display().to_string(), bytes).map_err(|e| e.to_string())
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    dataset::file_text(&path.display().to_string(), bytes)
+    dataset::file_text(&path.display().to_string(), bytes).map_err(|e| e.to_string())
 }
 
 fn cache_dir() -> PathBuf {

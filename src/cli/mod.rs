@@ -193,18 +193,18 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let summary = index.summary();
     if json {
         let mut value = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
-        value["chunk_index"] = format!("{:?}", index.chunk_index.kind()).into();
-        value["model"] = serde_json::to_value(&index.model).map_err(|e| e.to_string())?;
-        value["settings"] = serde_json::to_value(&index.settings).map_err(|e| e.to_string())?;
+        value["chunk_index"] = format!("{:?}", index.chunk_index().kind()).into();
+        value["model"] = serde_json::to_value(index.model()).map_err(|e| e.to_string())?;
+        value["settings"] = serde_json::to_value(index.settings()).map_err(|e| e.to_string())?;
         println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
         return Ok(());
     }
     println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
-    let short_hash: String = index.model.model_hash.chars().take(16).collect();
-    println!("model      {} [{short_hash}]", index.model.name);
+    let short_hash: String = index.model().model_hash.chars().take(16).collect();
+    println!("model      {} [{short_hash}]", index.model().name);
     println!("documents  {}", summary.documents);
     println!("sections   {}", summary.sections);
-    println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index.kind());
+    println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index().kind());
     println!("entities   {} ({} external)", summary.entities, summary.external_entities);
     println!("mentions   {} ({} linked)", summary.mentions, summary.linked_mentions);
     println!("relations  {} of {} types", summary.relations, summary.relation_types);
@@ -239,7 +239,7 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     );
     if list_documents {
         println!("documents");
-        for doc in &index.corpus.documents {
+        for doc in &index.corpus().documents {
             println!("  {}  \"{}\"", doc.source, doc.title);
         }
     }
@@ -312,7 +312,7 @@ fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> Result<Vec<re
         .iter()
         .map(|name| match &model {
             Some(model) if is_learned(name) => Ok(retrieve::Method::Learned(model.clone())),
-            _ => retrieve::Method::parse(name),
+            _ => retrieve::Method::parse(name).map_err(|e| e.to_string()),
         })
         .collect()
 }

@@ -2,10 +2,11 @@
 //! definitions, image alt text and the visible text and links of raw HTML are kept.
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
-use yaml_rust2::{Yaml, YamlLoader};
 
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 use super::html;
+
+mod front_matter;
 
 /// Parses Markdown into `builder`; returns the front-matter metadata and any warnings.
 pub fn parse(text: &str, builder: &mut DocumentBuilder) -> (Metadata, Vec<String>) {
@@ -21,7 +22,7 @@ pub fn parse(text: &str, builder: &mut DocumentBuilder) -> (Metadata, Vec<String
     walker.builder.end_block();
     let mut warnings = Vec::new();
     let mut metadata = match walker.front_matter {
-        Some(yaml) => front_matter(&yaml).unwrap_or_else(|reason| {
+        Some(yaml) => front_matter::read(&yaml).unwrap_or_else(|reason| {
             warnings.push(format!("front matter ignored: {reason}"));
             Metadata::default()
         }),
@@ -360,204 +361,5 @@ fn tag_name(tag: &str) -> Option<(bool, String)> {
     (!name.is_empty()).then(|| (closing, name.to_ascii_lowercase()))
 }
 
-/// Reads `title`, `aliases`, `type` and every other key whose values hold `[[Target]]` wiki links.
-fn front_matter(yaml: &str) -> Result<Metadata, String> {
-    let docs = YamlLoader::load_from_str(yaml).map_err(|e| format!("invalid YAML: {e}"))?;
-    let Some(Yaml::Hash(map)) = docs.into_iter().next() else {
-        return Ok(Metadata::default());
-    };
-    let mut metadata = Metadata::default();
-    for (key, value) in map {
-        let Some(key) = key.as_str().map(str::trim) else { continue };
-        let values = scalar_strings(&value);
-        match key.to_lowercase().as_str() {
-            "title" => metadata.title = values.into_iter().next(),
-            "aliases" | "alias" => metadata.aliases.extend(values),
-            "type" | "category" | "kind" => metadata.type_hint = values.into_iter().next(),
-            _ => {
-                for target in values.iter().flat_map(|v| wiki_targets(v)) {
-                    metadata.declared_relations.push(DeclaredRelation {
-                        label: key.to_string(),
-                        target,
-                        origin: RelationOrigin::FrontMatter,
-                    });
-                }
-            }
-        }
-    }
-    Ok(metadata)
-}
-
-fn scalar_strings(value: &Yaml) -> Vec<String> {
-    match value {
-        Yaml::String(s) => vec![s.clone()],
-        Yaml::Integer(i) => vec![i.to_string()],
-        Yaml::Real(r) => vec![r.clone()],
-        Yaml::Boolean(b) => vec![b.to_string()],
-        // YAML reads an unquoted `[[Target]]` as a nested one-element list.
-        Yaml::Array(items) => {
-            let nested: Vec<String> = items.iter().flat_map(scalar_strings).collect();
-            if items.len() == 1 && matches!(items[0], Yaml::Array(_)) && nested.len() == 1 {
-                vec![format!("[[{}]]", nested[0])]
-            } else {
-                nested
-            }
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// Targets of `[[Target]]` / `[[Target|shown]]` occurrences in a front-matter value.
-pub fn wiki_targets(value: &str) -> Vec<String> {
-    let mut targets = Vec::new();
-    let mut rest = value;
-    while let Some(open) = rest.find("[[") {
-        let after = &rest[open + 2..];
-        let Some(close) = after.find("]]") else { break };
-        let inner = &after[..close];
-        let target = inner.split('|').next().unwrap_or("").trim();
-        if !target.is_empty() {
-            targets.push(target.to_string());
-        }
-        rest = &after[close + 2..];
-    }
-    targets
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::corpus::document::Format;
-
-    fn parse_doc(text: &str) -> (crate::corpus::Document, Vec<String>) {
-        let mut builder = DocumentBuilder::new();
-        let (meta, warnings) = parse(text, &mut builder);
-        (builder.finish("t.md".into(), [0; 16], Format::Markdown, meta, "t"), warnings)
-    }
-
-    #[test]
-    fn front_matter_title_aliases_and_relations() {
-        let (doc, warnings) = parse_doc(
-            "---\ntitle: Apollo 11\naliases: [Apollo Eleven]\ntype: mission\nlaunched_by: \"[[Saturn V]]\"\ncrew: [\"[[Neil Armstrong]]\", \"[[Buzz Aldrin|Buzz]]\"]\ndestination: [[Moon]]\n---\n# Apollo 11\n\nText.\n",
-        );
-        assert!(warnings.is_empty());
-        assert_eq!(doc.title, "Apollo 11");
-        assert_eq!(doc.aliases, vec!["Apollo Eleven"]);
-        assert_eq!(doc.type_hint.as_deref(), Some("mission"));
-        let rels: Vec<(&str, &str)> =
-            doc.declared_relations.iter().map(|r| (r.label.as_str(), r.target.as_str())).collect();
-        assert_eq!(
-            rels,
-            vec![
-                ("launched_by", "Saturn V"),
-                ("crew", "Neil Armstrong"),
-                ("crew", "Buzz Aldrin"),
-                ("destination", "Moon")
-            ]
-        );
-    }
-
-    #[test]
-    fn links_wiki_links_and_tables() {
-        let (doc, _) = parse_doc(
-            "# Mars\n\nMars has two moons, [Phobos](phobos.md) and [[Deimos|the small one]].\n\n## Data\n\n| Moon | Diameter |\n|---|---|\n| Phobos | 22 km |\n| Deimos | 12 km |\n",
-        );
-        let links: Vec<(&str, &str)> = doc.links.iter().map(|l| (l.target.as_str(), doc.slice(l.span))).collect();
-        assert_eq!(links, vec![("phobos.md", "Phobos"), ("Deimos", "the small one")]);
-        assert_eq!(doc.links[1].kind, LinkKind::Wiki);
-        let rows: Vec<&str> =
-            doc.blocks.iter().filter(|b| b.kind == BlockKind::TableRow).map(|b| doc.slice(b.span)).collect();
-        assert_eq!(rows, vec!["Moon: Phobos; Diameter: 22 km", "Moon: Deimos; Diameter: 12 km"]);
-    }
-
-    #[test]
-    fn invalid_front_matter_is_a_warning_not_a_failure() {
-        let (doc, warnings) = parse_doc("---\ntitle: [unclosed\n---\nBody text here.\n");
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert_eq!(doc.text, "Body text here.");
-    }
-
-    #[test]
-    fn list_items_are_blocks() {
-        let (doc, _) = parse_doc("Intro.\n\n- first item\n- second **bold** item\n");
-        let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
-        assert_eq!(kinds, vec![BlockKind::Paragraph, BlockKind::ListItem, BlockKind::ListItem]);
-        assert_eq!(doc.slice(doc.blocks[2].span), "second bold item");
-    }
-
-    fn links(doc: &crate::corpus::Document) -> Vec<(&str, &str)> {
-        doc.links.iter().map(|l| (l.target.as_str(), doc.slice(l.span))).collect()
-    }
-
-    fn blocks(doc: &crate::corpus::Document) -> Vec<(BlockKind, &str)> {
-        doc.blocks.iter().map(|b| (b.kind, doc.slice(b.span))).collect()
-    }
-
-    #[test]
-    fn footnotes_image_alt_text_and_raw_html_are_kept() {
-        let (doc, _) = parse_doc(
-            "# Foxes\n\nA fox[^1] sleeps. ![A red fox](fox.png)\n\n\
-             <div class=\"note\">Some <b>bold</b> text near <a href=\"den.md\">the den</a>.<script>track()</script><style>p{}</style></div>\n\n\
-             Inline <span>html <em>stays</em></span> and a <a href=\"burrow.md\">burrow</a> link.<script>x()</script> Done.\n\n\
-             [^1]: Foxes sleep in dens.\n\n    Cubs stay near.\n",
-        );
-        assert_eq!(
-            blocks(&doc),
-            vec![
-                (BlockKind::Heading { level: 1 }, "Foxes"),
-                (BlockKind::Paragraph, "A fox sleeps. A red fox"),
-                (BlockKind::Paragraph, "Some bold text near the den."),
-                (BlockKind::Paragraph, "Inline html stays and a burrow link. Done."),
-                (BlockKind::Paragraph, "Foxes sleep in dens. Cubs stay near."),
-            ]
-        );
-        assert_eq!(links(&doc), vec![("den.md", "the den"), ("burrow.md", "burrow")]);
-        assert_eq!(doc.links[0].kind, LinkKind::Html);
-    }
-
-    #[test]
-    fn links_in_headings_and_table_headers_are_kept() {
-        let (doc, _) = parse_doc(
-            "# About [Mars](mars.md)\n\n| [Moon](moon.md) | Size |\n|---|---|\n| Phobos | 22 km |\n| Deimos | 12 km |\n\n\
-             | [[Deimos]] | <a href=\"notes.md\">Notes</a> |\n|---|---|\n",
-        );
-        assert_eq!(
-            blocks(&doc),
-            vec![
-                (BlockKind::Heading { level: 1 }, "About Mars"),
-                (BlockKind::TableRow, "Moon: Phobos; Size: 22 km"),
-                (BlockKind::TableRow, "Moon: Deimos; Size: 12 km"),
-                (BlockKind::TableRow, "Deimos; Notes"),
-            ]
-        );
-        assert_eq!(
-            links(&doc),
-            vec![
-                ("mars.md", "Mars"),
-                ("moon.md", "Moon"),
-                ("moon.md", "Moon"),
-                ("Deimos", "Deimos"),
-                ("notes.md", "Notes")
-            ]
-        );
-    }
-
-    #[test]
-    fn unclosed_inline_script_hides_only_the_rest_of_its_paragraph() {
-        let (doc, _) = parse_doc(
-            "Before <script>hidden() and <a href=\"x.md\">gone</a>\n\nAfter [kept <a href=\"in.md\">inner](k.md) tail.\n",
-        );
-        assert_eq!(doc.text, "Before\n\nAfter kept inner tail.");
-        // The `<a>` left open inside the Markdown link closes with it.
-        assert_eq!(links(&doc), vec![("in.md", "inner"), ("k.md", "kept inner")]);
-    }
-
-    #[test]
-    fn paragraphs_of_one_list_item_keep_their_words_apart() {
-        let (doc, _) = parse_doc("- First paragraph.\n\n  Second paragraph.\n- Next\n");
-        assert_eq!(
-            blocks(&doc),
-            vec![(BlockKind::ListItem, "First paragraph. Second paragraph."), (BlockKind::ListItem, "Next")]
-        );
-    }
-}
+mod tests;

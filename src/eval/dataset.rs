@@ -27,6 +27,13 @@ impl fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
+impl DatasetError {
+    /// A problem with a whole file, not one of its lines.
+    fn of_file(file: &str, reason: String) -> Self {
+        DatasetError { file: file.to_string(), line: None, reason }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
     pub id: String,
@@ -191,19 +198,20 @@ fn report_unknown(warnings: &mut Vec<String>, what: &str, place: &str, unknown: 
 }
 
 /// A dataset file's bytes, ungzipped when its name ends in `.gz` (BEIR files ship either way).
-pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, DatasetError> {
     if !name.ends_with(".gz") {
         return Ok(bytes);
     }
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes.as_slice()), &mut out)
-        .map_err(|e| format!("{name}: not a readable gzip file: {e}"))?;
+        .map_err(|e| DatasetError::of_file(name, format!("not a readable gzip file: {e}")))?;
     Ok(out)
 }
 
 /// A dataset file as UTF-8 text, ungzipped when its name ends in `.gz`.
-pub fn file_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(file_bytes(name, bytes)?).map_err(|e| format!("{name}: not UTF-8 text ({e})"))
+pub fn file_text(name: &str, bytes: Vec<u8>) -> Result<String, DatasetError> {
+    String::from_utf8(file_bytes(name, bytes)?)
+        .map_err(|e| DatasetError::of_file(name, format!("not UTF-8 text ({e})")))
 }
 
 /// A BEIR folder's questions and one split's judgements, read before its corpus is indexed, so a bad file is
@@ -216,20 +224,24 @@ pub struct Labels {
 
 impl Labels {
     /// `queries.jsonl` and `qrels/<split>.tsv` as (name, text); the names are what errors show.
-    pub fn parse((queries_name, queries): (&str, &str), (qrels_name, qrels): (&str, &str)) -> Result<Labels, String> {
+    pub fn parse(
+        (queries_name, queries): (&str, &str),
+        (qrels_name, qrels): (&str, &str),
+    ) -> Result<Labels, DatasetError> {
         Ok(Labels {
-            queries: parse_queries(queries_name, queries).map_err(|e| e.to_string())?,
-            judgements: parse_qrels(qrels_name, qrels).map_err(|e| e.to_string())?,
+            queries: parse_queries(queries_name, queries)?,
+            judgements: parse_qrels(qrels_name, qrels)?,
             qrels_name: qrels_name.to_string(),
         })
     }
 
     /// The questions labelled with the documents of the index; those with no relevant document there are
     /// dropped with a warning, and none left is an error.
-    pub fn label(&self, dataset: &str, split: &str, indexed: &HashSet<&str>) -> Result<Dataset, String> {
+    pub fn label(&self, dataset: &str, split: &str, indexed: &HashSet<&str>) -> Result<Dataset, DatasetError> {
         let labelled = label(dataset, split, &self.queries, &self.judgements, indexed);
         if labelled.queries.is_empty() {
-            return Err(format!("{}: no question has a relevant document in the index", self.qrels_name));
+            let reason = "no question has a relevant document in the index";
+            return Err(DatasetError::of_file(&self.qrels_name, reason.to_string()));
         }
         Ok(labelled)
     }

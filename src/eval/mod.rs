@@ -110,8 +110,8 @@ impl EvalReport {
             self.dataset,
             self.split,
             self.queries.len(),
-            index.corpus.documents.len(),
-            index.corpus.chunks.len(),
+            index.corpus().documents.len(),
+            index.corpus().chunks.len(),
             self.document_score
         )
     }
@@ -168,7 +168,7 @@ impl EvalReport {
 
 /// Every document id of the index, as the qrels name them.
 pub fn indexed_document_ids(index: &IndexedCorpus) -> HashSet<&str> {
-    index.corpus.documents.iter().map(|d| run::corpus_id(&d.source)).collect()
+    index.corpus().documents.iter().map(|d| run::corpus_id(&d.source)).collect()
 }
 
 /// Runs every question through every method. `progress` is told how many questions were done for the current
@@ -198,7 +198,7 @@ pub fn evaluate(
             };
             for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
                 let chunks = method.retrieve(index, Query::new(&question.text, vector), CHUNK_DEPTH);
-                let ranking = run::rank_documents(&index.corpus, &chunks, RUN_DEPTH);
+                let ranking = run::rank_documents(index.corpus(), &chunks, RUN_DEPTH);
                 let ids: Vec<&str> = ranking.iter().map(|(id, _)| *id).collect();
                 result.per_query.push(settings.metrics.iter().map(|m| m.score(&ids, &question.relevant)).collect());
                 result.rankings.push(ranking.into_iter().map(|(id, score)| (id.to_string(), score)).collect());
@@ -234,7 +234,7 @@ pub fn labelled_candidates(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Vec<LabelledCandidates>, EmbedError> {
     let vectors = embed_queries(embedder, &dataset.queries)?;
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     let mut questions = Vec::with_capacity(dataset.queries.len());
     for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
         let relevant = |chunk: ChunkId| {

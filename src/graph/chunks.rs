@@ -8,15 +8,20 @@
 //! way. Built at index time from the corpus and its chunk vectors, stored in the snapshot, rebuilt with the
 //! rest of the index on every add or remove.
 
-use std::collections::BTreeMap;
-
-use leiden_rs::{GraphDataBuilder, Leiden, LeidenConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Corpus, DocId};
 use crate::index::bm25::Bm25Params;
-use crate::index::vectors::dot;
-use crate::index::{Bm25Index, HnswParams, QuantizedVectors, VectorIndex};
+use crate::index::{Bm25Index, QuantizedVectors};
+
+mod communities;
+mod documents;
+
+use communities::{
+    community_vectors, keep_links_above_percentile, nearest_communities_approximately, nearest_communities_exactly,
+    summary_text,
+};
+use documents::{DocumentGraph, group_by_document, nearest_in_document, percentile};
 
 /// The parameters of seed 004's chunk graph; stored with the graph they built.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,7 +79,7 @@ pub struct Community {
 
 /// A `comm_similar_to` link to a community of another document.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Link {
+pub struct CommunityLink {
     pub community: u32,
     pub similarity: f32,
 }
@@ -97,7 +102,7 @@ pub struct ChunkGraph {
     /// BM25 over the communities' summaries.
     pub summaries: Bm25Index,
     /// Each community's links, most similar first.
-    pub links: Vec<Vec<Link>>,
+    pub links: Vec<Vec<CommunityLink>>,
 }
 
 /// How large a chunk graph is, for `quire stats` and the app.
@@ -234,274 +239,5 @@ impl ChunkGraph {
     }
 }
 
-/// Each chunk's `similar_per_chunk` most similar chunks of the same document (`chunks`), each pair once.
-fn nearest_in_document(
-    vectors: &[Vec<f32>],
-    chunks: std::ops::Range<ChunkId>,
-    settings: &ChunkGraphSettings,
-) -> Vec<SimilarEdge> {
-    let members: Vec<ChunkId> = chunks.collect();
-    let mut kept: BTreeMap<(ChunkId, ChunkId), f32> = BTreeMap::new();
-    for &a in &members {
-        let mut nearest: Vec<(ChunkId, f32)> = members
-            .iter()
-            .filter(|&&b| b != a)
-            .map(|&b| (b, dot(&vectors[a as usize], &vectors[b as usize])))
-            .filter(|&(_, cosine)| cosine > 0.0)
-            .collect();
-        nearest.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        for (b, cosine) in nearest.into_iter().take(settings.similar_per_chunk) {
-            kept.insert((a.min(b), a.max(b)), cosine);
-        }
-    }
-    kept.into_iter().map(|((first, second), similarity)| SimilarEdge { first, second, similarity }).collect()
-}
-
-/// The value below which a share `quantile` of `values` lies (infinite for no values: nothing passes).
-fn percentile(mut values: Vec<f32>, quantile: f32) -> f32 {
-    if values.is_empty() {
-        return f32::INFINITY;
-    }
-    let at = ((values.len() - 1) as f32 * quantile.clamp(0.0, 1.0)).round() as usize;
-    *values.select_nth_unstable_by(at, f32::total_cmp).1
-}
-
-fn group_by_document(corpus: &Corpus, edges: &[SimilarEdge]) -> BTreeMap<DocId, Vec<SimilarEdge>> {
-    let mut grouped: BTreeMap<DocId, Vec<SimilarEdge>> = BTreeMap::new();
-    for edge in edges {
-        grouped.entry(corpus.chunks[edge.first as usize].document).or_default().push(*edge);
-    }
-    grouped
-}
-
-/// One document's chunk graph, undirected, over local node numbers (chunk − first chunk).
-struct DocumentGraph {
-    nodes: usize,
-    /// Each undirected edge once, `next` and `similar_to` weights added where both join a pair.
-    edges: BTreeMap<(usize, usize), f32>,
-}
-
-impl DocumentGraph {
-    fn new(chunks: std::ops::Range<ChunkId>, similar: Option<Vec<SimilarEdge>>, settings: &ChunkGraphSettings) -> Self {
-        let nodes = chunks.len();
-        let mut edges: BTreeMap<(usize, usize), f32> = (1..nodes).map(|i| ((i - 1, i), settings.next_weight)).collect();
-        for edge in similar.into_iter().flatten() {
-            let pair = ((edge.first - chunks.start) as usize, (edge.second - chunks.start) as usize);
-            *edges.entry(pair).or_default() += edge.similarity;
-        }
-        Self { nodes, edges }
-    }
-
-    /// Weighted PageRank by power iteration. Hand-written: petgraph's `page_rank` ignores edge weights
-    /// (and compares every pair of nodes each iteration). A node without edges spreads its rank evenly.
-    fn pagerank(&self, damping: f32) -> Vec<f32> {
-        let n = self.nodes;
-        if n == 0 {
-            return Vec::new();
-        }
-        let mut strength = vec![0f32; n];
-        for (&(a, b), &w) in &self.edges {
-            strength[a] += w;
-            strength[b] += w;
-        }
-        let mut ranks = vec![1.0 / n as f32; n];
-        for _ in 0..100 {
-            let dangling: f32 = (0..n).filter(|&i| strength[i] == 0.0).map(|i| ranks[i]).sum();
-            let base = (1.0 - damping) / n as f32 + damping * dangling / n as f32;
-            let mut next = vec![base; n];
-            for (&(a, b), &w) in &self.edges {
-                next[b] += damping * ranks[a] * w / strength[a];
-                next[a] += damping * ranks[b] * w / strength[b];
-            }
-            let change: f32 = next.iter().zip(&ranks).map(|(x, y)| (x - y).abs()).sum();
-            ranks = next;
-            if change < 1e-7 {
-                break;
-            }
-        }
-        ranks
-    }
-
-    /// Leiden communities (modularity) as lists of local node numbers, in order of their first node.
-    fn communities(&self, settings: &ChunkGraphSettings) -> Vec<Vec<usize>> {
-        let whole = || vec![(0..self.nodes).collect::<Vec<usize>>()];
-        if self.nodes < 2 {
-            return if self.nodes == 0 { Vec::new() } else { whole() };
-        }
-        let mut builder = GraphDataBuilder::new(self.nodes);
-        for (&(a, b), &w) in &self.edges {
-            if builder.add_edge(a, b, w as f64).is_err() {
-                return whole();
-            }
-        }
-        let config =
-            LeidenConfig { resolution: settings.resolution, seed: Some(settings.seed), ..LeidenConfig::default() };
-        // Weights are finite and positive by construction, so Leiden does not fail; if it ever did, the
-        // document stays one community rather than losing the index.
-        let Ok(partition) = builder.build().and_then(|graph| Leiden::new(config).run(&graph)).map(|r| r.partition)
-        else {
-            return whole();
-        };
-        let mut by_label: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for node in 0..self.nodes {
-            by_label.entry(partition.community_of(node)).or_default().push(node);
-        }
-        let mut groups: Vec<Vec<usize>> = by_label.into_values().collect();
-        groups.sort_by_key(|members| members[0]);
-        groups
-    }
-}
-
-/// Each community's PageRank-weighted mean chunk vector, normalised. A mean rather than the embedding of
-/// the summary text: the embedder reads 256 word-pieces, so a summary of several chunks would be cut to
-/// its first, while the mean speaks for every chunk.
-fn community_vectors(
-    communities: &[Community],
-    chunk_vectors: &[Vec<f32>],
-    pagerank: &[f32],
-    dimension: usize,
-) -> Vec<Vec<f32>> {
-    communities
-        .iter()
-        .map(|community| {
-            let mut mean = vec![0f32; dimension];
-            for &chunk in &community.chunks {
-                for (m, x) in mean.iter_mut().zip(&chunk_vectors[chunk as usize]) {
-                    *m += pagerank[chunk as usize] * x;
-                }
-            }
-            let norm = dot(&mean, &mean).sqrt();
-            if norm > 0.0 {
-                mean.iter_mut().for_each(|m| *m /= norm);
-            }
-            mean
-        })
-        .collect()
-}
-
-fn summary_text(corpus: &Corpus, community: &Community, chunks: usize) -> String {
-    let texts: Vec<String> = community.chunks.iter().take(chunks).map(|&c| corpus.chunk_search_text(c)).collect();
-    texts.join("\n")
-}
-
-/// Each community's `links_per_community` most similar communities of other documents, by an exact scan
-/// over every pair.
-fn nearest_communities_exactly(
-    communities: &[Community],
-    vectors: &[Vec<f32>],
-    settings: &ChunkGraphSettings,
-) -> Vec<Vec<Link>> {
-    let keep = settings.links_per_community;
-    let mut nearest: Vec<Vec<Link>> = vec![Vec::new(); communities.len()];
-    for a in 0..communities.len() {
-        for b in a + 1..communities.len() {
-            if communities[a].document != communities[b].document {
-                offer_both(&mut nearest, a, b, dot(&vectors[a], &vectors[b]), keep);
-            }
-        }
-    }
-    nearest
-}
-
-/// As [`nearest_communities_exactly`], each community asking an HNSW index over every community vector
-/// for its nearest instead: linear in the communities rather than quadratic, at the HNSW index's recall.
-fn nearest_communities_approximately(
-    communities: &[Community],
-    vectors: &[Vec<f32>],
-    stored: &QuantizedVectors,
-    settings: &ChunkGraphSettings,
-) -> Vec<Vec<Link>> {
-    // Cheaper than the chunk index's: a link is a hint for the coarse search, not an answer, so 95 % of the
-    // exact neighbours found at a quarter of the build time is the better trade (docs/BENCHMARKS.md's sweep).
-    let params = HnswParams { ef_construction: 32, ef_search: 64 };
-    let keep = settings.links_per_community;
-    let index = VectorIndex::build_hnsw(stored, (0..communities.len() as u32).collect(), params);
-    let mut pairs: Vec<(usize, usize, f32)> = Vec::new();
-    for (a, vector) in vectors.iter().enumerate() {
-        // Every candidate the search examined: communities of the same document may crowd the first `keep`.
-        let hits = index.search(stored, vector, params.ef_search);
-        let others = hits.into_iter().filter(|hit| communities[hit.row as usize].document != communities[a].document);
-        pairs.extend(others.take(keep).map(|hit| (a.min(hit.row as usize), a.max(hit.row as usize), hit.score)));
-    }
-    // Each pair once, as the exact scan offers it, however many of its two ends found it.
-    pairs.sort_by_key(|&(a, b, _)| (a, b));
-    pairs.dedup_by_key(|&mut (a, b, _)| (a, b));
-    let mut nearest: Vec<Vec<Link>> = vec![Vec::new(); communities.len()];
-    for (a, b, similarity) in pairs {
-        offer_both(&mut nearest, a, b, similarity, keep);
-    }
-    nearest
-}
-
-/// Offers the link between communities `a` and `b` to both, so links are symmetric candidates.
-fn offer_both(nearest: &mut [Vec<Link>], a: usize, b: usize, similarity: f32, keep: usize) {
-    if similarity > 0.0 {
-        offer(&mut nearest[a], Link { community: b as u32, similarity }, keep);
-        offer(&mut nearest[b], Link { community: a as u32, similarity }, keep);
-    }
-}
-
-/// The candidate links kept above the calibrated threshold, and that threshold.
-fn keep_links_above_percentile(mut nearest: Vec<Vec<Link>>, settings: &ChunkGraphSettings) -> (Vec<Vec<Link>>, f32) {
-    let threshold = percentile(nearest.iter().flatten().map(|l| l.similarity).collect(), settings.link_percentile);
-    for links in &mut nearest {
-        links.retain(|l| l.similarity >= threshold);
-    }
-    (nearest, threshold)
-}
-
-/// Inserts `link` into `best` (most similar first, ties by community) if it is among the `keep` best.
-fn offer(best: &mut Vec<Link>, link: Link, keep: usize) {
-    let before =
-        |x: &Link| x.similarity > link.similarity || (x.similarity == link.similarity && x.community < link.community);
-    let at = best.partition_point(before);
-    if at < keep {
-        best.insert(at, link);
-        best.truncate(keep);
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn graph(nodes: usize, edges: &[(usize, usize, f32)]) -> DocumentGraph {
-        DocumentGraph { nodes, edges: edges.iter().map(|&(a, b, w)| ((a, b), w)).collect() }
-    }
-
-    /// Path a–b–c with weights 3 and 1, d = 0.85, teleport 0.05 each. b passes 3/4 of its rank to a and
-    /// 1/4 to c; a and c pass all theirs to b. So b = 0.05 + 0.85 (a + c) and a + c = 0.1 + 0.85 b:
-    /// b = 0.135 / 0.2775 = 0.486486, a = 0.05 + 0.6375 b = 0.360135, c = 0.05 + 0.2125 b = 0.153378.
-    #[test]
-    fn pagerank_follows_edge_weights() {
-        let ranks = graph(3, &[(0, 1, 3.0), (1, 2, 1.0)]).pagerank(0.85);
-        for (rank, expected) in ranks.iter().zip([0.360135, 0.486486, 0.153378]) {
-            assert!((rank - expected).abs() < 1e-5, "{ranks:?}");
-        }
-        let isolated = graph(2, &[]).pagerank(0.85);
-        assert_eq!(isolated, vec![0.5, 0.5]);
-    }
-
-    /// Two triangles joined by one weak edge: the known partition is the two triangles.
-    #[test]
-    fn leiden_finds_the_two_triangles() {
-        let two_triangles =
-            graph(6, &[(0, 1, 1.0), (1, 2, 1.0), (0, 2, 1.0), (3, 4, 1.0), (4, 5, 1.0), (3, 5, 1.0), (2, 3, 0.1)]);
-        assert_eq!(two_triangles.communities(&ChunkGraphSettings::default()), vec![vec![0, 1, 2], vec![3, 4, 5]]);
-        assert_eq!(graph(1, &[]).communities(&ChunkGraphSettings::default()), vec![vec![0]]);
-        assert!(graph(0, &[]).communities(&ChunkGraphSettings::default()).is_empty());
-    }
-
-    #[test]
-    fn percentiles_and_best_links() {
-        assert_eq!(percentile(vec![0.4, 0.1, 0.3, 0.2, 0.5], 0.5), 0.3);
-        assert_eq!(percentile(vec![0.4, 0.1, 0.3, 0.2, 0.5], 1.0), 0.5);
-        assert_eq!(percentile(Vec::new(), 0.5), f32::INFINITY);
-        let mut best = Vec::new();
-        for (community, similarity) in [(7, 0.2), (3, 0.9), (5, 0.5), (1, 0.5), (9, 0.1)] {
-            offer(&mut best, Link { community, similarity }, 3);
-        }
-        let kept: Vec<u32> = best.iter().map(|l| l.community).collect();
-        assert_eq!(kept, vec![3, 1, 5]);
-    }
-}
+mod tests;

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Corpus, EntityId, RelationTypeId, SectionId};
 
-pub use chunks::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, Community, Link};
+pub use chunks::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, Community, CommunityLink};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NodeRef {

@@ -24,7 +24,7 @@ pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retri
         .iter()
         .map(|s| s.chunk)
         .chain(expansions.iter().map(|e| e.1))
-        .flat_map(|c| index.chunk_graph.communities[c as usize].chunks.iter().copied())
+        .flat_map(|c| index.chunk_graph().communities[c as usize].chunks.iter().copied())
         .collect();
     let chunks = hybrid_within(index, query, &pool, depth);
     let node = |id: u32, score: f32| community_node(index, id, score);
@@ -43,11 +43,11 @@ pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retri
 
 /// A community as the trace shows it: named by its best chunk by PageRank.
 fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
-    let community = &index.chunk_graph.communities[id as usize];
+    let community = &index.chunk_graph().communities[id as usize];
     let label = format!(
         "community {id} ({} chunks): {}",
         community.chunks.len(),
-        index.corpus.chunk_label(community.chunks[0])
+        index.corpus().chunk_label(community.chunks[0])
     );
     TraceNode { kind: NodeKind::Community, id, label, score }
 }
@@ -55,7 +55,7 @@ fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
 /// The [`SEED_COMMUNITIES`] best communities by hybrid score (community ids in `chunk`: fusion only compares
 /// ids).
 fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk> {
-    let graph = &index.chunk_graph;
+    let graph = &index.chunk_graph();
     let dense = top_k(
         (0..graph.vectors.len() as u32).map(|row| Hit { row, score: graph.vectors.dot(query.vector, row) }),
         FUSION_DEPTH,
@@ -76,7 +76,7 @@ fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> 
     let taken: HashSet<u32> = seeds.iter().map(|s| s.chunk).collect();
     let mut best: BTreeMap<u32, (u32, f32)> = BTreeMap::new();
     for seed in seeds {
-        for link in &index.chunk_graph.links[seed.chunk as usize] {
+        for link in &index.chunk_graph().links[seed.chunk as usize] {
             if taken.contains(&link.community) {
                 continue;
             }
@@ -94,9 +94,10 @@ fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> 
 
 /// The `depth` best of `pool` by hybrid score among themselves.
 fn hybrid_within(index: &IndexedCorpus, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
-    let vectors = index.embeddings.vectors();
-    let dense = pool.iter().map(|&row| Hit { row, score: vectors.dot(query.vector, index.rows.chunks[row as usize]) });
-    let lexical_scores = index.bm25.scores(query.text);
+    let vectors = index.embeddings().vectors();
+    let dense =
+        pool.iter().map(|&row| Hit { row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
+    let lexical_scores = index.bm25().scores(query.text);
     let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { row, score }));
     hybrid(top_k(dense, pool.len()), top_k(lexical, pool.len()), depth)
 }

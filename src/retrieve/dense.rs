@@ -7,7 +7,7 @@ use crate::store::IndexedCorpus;
 /// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW).
 pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
     let search = || {
-        let hits = index.chunk_index.search(index.embeddings.vectors(), query.vector, k);
+        let hits = index.chunk_index().search(index.embeddings().vectors(), query.vector, k);
         hits.into_iter().map(ScoredChunk::from).collect()
     };
     match query.shared {

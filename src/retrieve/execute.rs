@@ -39,7 +39,7 @@ impl Method {
             None => self.execute(index, query, depth),
             Some(replacement) => self.with_input(replacement.0).execute_replacing(index, query, depth, replacement),
         };
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         let retrievers = run
             .inputs
             .iter()

@@ -38,8 +38,8 @@ struct Hub {
 
 fn hubs(index: &IndexedCorpus, query: Query<'_>) -> Vec<Hub> {
     let mut by_hub: HashMap<DocId, Vec<(u32, f32)>> = HashMap::new();
-    for (relation, &score) in cosines(index, &index.rows.statements, query).iter().enumerate() {
-        let document = index.corpus.relations[relation].document;
+    for (relation, &score) in cosines(index, &index.rows().statements, query).iter().enumerate() {
+        let document = index.corpus().relations[relation].document;
         by_hub.entry(document).or_default().push((relation as u32, score));
     }
     let mut hubs: Vec<Hub> = by_hub
@@ -48,7 +48,7 @@ fn hubs(index: &IndexedCorpus, query: Query<'_>) -> Vec<Hub> {
             paths.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             let mut subjects: HashSet<EntityId> = HashSet::new();
             for (relation, score) in &mut paths {
-                if !subjects.insert(index.corpus.relations[*relation as usize].subject) {
+                if !subjects.insert(index.corpus().relations[*relation as usize].subject) {
                     *score -= REPEATED_SUBJECT_PENALTY;
                 }
             }
@@ -64,7 +64,7 @@ fn hubs(index: &IndexedCorpus, query: Query<'_>) -> Vec<Hub> {
 }
 
 pub fn hub(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     let hubs = hubs(index, query);
     let mut steps = vec![Step::seeds(
         "hubs (documents) by the weighted mean of their best paths",

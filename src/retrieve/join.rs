@@ -61,15 +61,15 @@ impl Hybrid {
 
 /// The chunks that speak for an entity: its page's, or for an entity without a page those citing it.
 fn own_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    match index.corpus.entities[entity as usize].document {
-        Some(document) => index.corpus.document_chunks(document).collect(),
+    match index.corpus().entities[entity as usize].document {
+        Some(document) => index.corpus().document_chunks(document).collect(),
         None => citing_chunks(index, entity),
     }
 }
 
 fn neighbour_set(index: &IndexedCorpus, entity: EntityId) -> HashSet<EntityId> {
     let mut set: HashSet<EntityId> =
-        index.graph.entity_links(&index.corpus, entity).into_iter().map(|(target, _)| target).collect();
+        index.graph().entity_links(index.corpus(), entity).into_iter().map(|(target, _)| target).collect();
     set.insert(entity);
     set
 }
@@ -82,7 +82,7 @@ fn anchors(index: &IndexedCorpus, named: Vec<EntityId>, hybrid: &Hybrid) -> (Vec
     let named = anchors.len();
     let mut searched: Vec<EntityId> = Vec::with_capacity(SEARCHED_ANCHORS);
     for hit in &hybrid.ranked {
-        let page = index.corpus.chunks[hit.chunk as usize].document;
+        let page = index.corpus().chunks[hit.chunk as usize].document;
         if !searched.contains(&page) {
             searched.push(page);
             if searched.len() == SEARCHED_ANCHORS {
@@ -160,13 +160,13 @@ impl Join {
 }
 
 pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    join_with_anchors(index, query, index.gazetteer.find(query.text), depth)
+    join_with_anchors(index, query, index.gazetteer().find(query.text), depth)
 }
 
 /// The join from `named` entities instead of the ones the gazetteer finds in the query (seed 002's query
 /// parsing by an LLM names them).
 pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<EntityId>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     let hybrid = Hybrid::search(index, query);
     let (anchors, named) = anchors(index, named, &hybrid);
     let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);

@@ -67,7 +67,7 @@ impl Method {
 
     pub fn description(&self) -> String {
         match self {
-            Method::Single(retriever) => retriever.description().to_string(),
+            Method::Single(retriever) => retriever.description(),
             Method::Fused { fusion, inputs } => self.known_preset().map_or_else(
                 || format!("{} of {} lists", fusion.name(), inputs.len()),
                 |(_, description)| description.to_string(),
@@ -97,9 +97,8 @@ impl Method {
 
     /// A retriever (`path`), a preset (`rrf-all`), or a fusion of chosen retrievers with optional weights
     /// (`rrf:dense+bm25*2+path`, `zsum:dense+page`).
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, MethodError> {
         let wanted = name.trim().to_ascii_lowercase();
-        let known = || format!("known: {}", Self::choices());
         if let Some(retriever) = Retriever::parse(&wanted) {
             return Ok(Method::Single(retriever));
         }
@@ -109,30 +108,44 @@ impl Method {
         if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
             return Ok(Self::preset(fusion, inputs));
         }
-        let Some((fusion, list)) = wanted.split_once(':') else {
-            return Err(format!("unknown retriever `{name}` ({})", known()));
-        };
+        let unknown = |retriever: &str| MethodError::UnknownRetriever { retriever: retriever.to_string() };
+        let Some((fusion, list)) = wanted.split_once(':') else { return Err(unknown(name)) };
+        let method = || name.to_string();
         let fusion = match fusion {
             "rrf" => Fusion::Rrf,
             "zsum" => Fusion::Zsum,
-            other => return Err(format!("unknown fusion `{other}` in `{name}` (known: rrf, zsum)")),
+            other => return Err(MethodError::UnknownFusion { fusion: other.to_string(), method: method() }),
         };
         let inputs = list
             .split('+')
             .map(|part| {
                 let (retriever, weight) = part.split_once('*').unwrap_or((part, "1"));
-                let retriever = Retriever::parse(retriever)
-                    .ok_or_else(|| format!("unknown retriever `{retriever}` ({})", known()))?;
-                let weight: f32 =
-                    weight.trim().parse().map_err(|_| format!("`{weight}` is not a weight in `{name}`"))?;
+                let retriever = Retriever::parse(retriever).ok_or_else(|| unknown(retriever))?;
+                let weight: f32 = weight
+                    .trim()
+                    .parse()
+                    .map_err(|_| MethodError::NotAWeight { weight: weight.to_string(), method: method() })?;
                 if !weight.is_finite() || weight < 0.0 {
-                    return Err(format!("weights must be finite and not negative (`{part}` in `{name}`)"));
+                    return Err(MethodError::BadWeight { input: part.to_string(), method: method() });
                 }
                 Ok((retriever, weight))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, MethodError>>()?;
         Ok(Method::Fused { fusion, inputs })
     }
+}
+
+/// Why a method name was not understood; each message lists what is known where that helps.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MethodError {
+    #[error("unknown retriever `{retriever}` (known: {})", Method::choices())]
+    UnknownRetriever { retriever: String },
+    #[error("unknown fusion `{fusion}` in `{method}` (known: rrf, zsum)")]
+    UnknownFusion { fusion: String, method: String },
+    #[error("`{weight}` is not a weight in `{method}`")]
+    NotAWeight { weight: String, method: String },
+    #[error("weights must be finite and not negative (`{input}` in `{method}`)")]
+    BadWeight { input: String, method: String },
 }
 
 #[cfg(test)]
@@ -153,9 +166,11 @@ mod tests {
         let custom = Method::parse("rrf:dense+bm25*2+path").unwrap();
         assert_eq!(custom.name(), "rrf:dense+bm25*2+path");
         assert_eq!(Method::parse("rrf:dense+bm25").unwrap().name(), "rrf");
-        assert!(Method::parse("graph").unwrap_err().contains("known: dense, bm25, page"));
-        assert!(Method::parse("rrf:dense+nope").unwrap_err().contains("unknown retriever `nope`"));
-        assert!(Method::parse("rrf:dense*-1").unwrap_err().contains("not negative"));
-        assert!(Method::parse("max:dense").unwrap_err().contains("unknown fusion"));
+        let error = |name: &str| Method::parse(name).unwrap_err().to_string();
+        assert!(error("graph").contains("known: dense, bm25, page"));
+        assert!(error("rrf:dense+nope").contains("unknown retriever `nope`"));
+        assert!(error("rrf:dense*-1").contains("not negative"));
+        assert!(error("rrf:dense*x").contains("`x` is not a weight"));
+        assert!(error("max:dense").contains("unknown fusion `max`"));
     }
 }

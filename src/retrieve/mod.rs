@@ -42,7 +42,7 @@ pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised
 pub use hub::{hub, hub_score};
 pub(crate) use join::fill_below;
 pub use join::{join, join_with_anchors};
-pub use method::{LEARNED, Method};
+pub use method::{LEARNED, Method, MethodError};
 pub use one_hop::{linked_documents, one_hop};
 pub use page::page;
 pub use path::path;
@@ -124,10 +124,10 @@ pub(crate) fn rank_chunks(
         let entry = best.entry(chunk).or_insert(f32::NEG_INFINITY);
         *entry = entry.max(score);
     }
-    let vectors = index.embeddings.vectors();
+    let vectors = index.embeddings().vectors();
     let mut ranked: Vec<(ScoredChunk, f32)> = best
         .into_iter()
-        .map(|(chunk, score)| (ScoredChunk { chunk, score }, vectors.dot(query, index.rows.chunks[chunk as usize])))
+        .map(|(chunk, score)| (ScoredChunk { chunk, score }, vectors.dot(query, index.rows().chunks[chunk as usize])))
         .collect();
     ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then(b.1.total_cmp(&a.1)).then(a.0.chunk.cmp(&b.0.chunk)));
     ranked.truncate(depth);
@@ -137,7 +137,7 @@ pub(crate) fn rank_chunks(
 /// Chunks citing an entity.
 fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
     index
-        .graph
+        .graph()
         .neighbors(NodeRef::Entity(entity), EdgeKind::CitedIn)
         .into_iter()
         .filter_map(|n| if let NodeRef::Chunk(c) = n { Some(c) } else { None })
@@ -147,8 +147,8 @@ fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
 /// Chunks about an entity: those citing it, and those of its page.
 fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
     let mut chunks = citing_chunks(index, entity);
-    if let Some(document) = index.corpus.entities[entity as usize].document {
-        chunks.extend(index.corpus.document_chunks(document));
+    if let Some(document) = index.corpus().entities[entity as usize].document {
+        chunks.extend(index.corpus().document_chunks(document));
     }
     chunks
 }

@@ -18,15 +18,15 @@ const TRACED_SEEDS: usize = 3;
 /// (which a link or a mention stated).
 pub fn linked_documents(index: &IndexedCorpus, document: DocId) -> Vec<DocId> {
     index
-        .graph
-        .entity_links(&index.corpus, document)
+        .graph()
+        .entity_links(index.corpus(), document)
         .into_iter()
-        .filter_map(|(entity, _)| index.corpus.entities[entity as usize].document)
+        .filter_map(|(entity, _)| index.corpus().entities[entity as usize].document)
         .collect()
 }
 
 pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     let fusion_depth = FUSION_DEPTH.max(depth);
     let dense_hits = dense(index, query, fusion_depth);
     let bm25_hits = bm25(index, query, fusion_depth);

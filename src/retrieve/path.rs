@@ -70,8 +70,8 @@ impl Subgraph {
 
 fn relation_vector(index: &IndexedCorpus, link: EntityLink) -> Option<Vec<f32>> {
     let EntityLink::Relation { relation_type, inverse } = link else { return None };
-    let rows = if inverse { &index.rows.inverse_relation_types } else { &index.rows.relation_types };
-    Some(index.embeddings.vectors().get(rows[relation_type as usize]))
+    let rows = if inverse { &index.rows().inverse_relation_types } else { &index.rows().relation_types };
+    Some(index.embeddings().vectors().get(rows[relation_type as usize]))
 }
 
 fn cosine(query: &[f32], vector: &[f32]) -> f32 {
@@ -81,7 +81,7 @@ fn cosine(query: &[f32], vector: &[f32]) -> f32 {
 
 /// A frontier candidate reached from `member`: its comparison embedding's cosine with the query.
 fn comparison_score(index: &IndexedCorpus, query: &[f32], member: &Member, target: EntityId, link: EntityLink) -> f32 {
-    let mut sum = index.embeddings.vectors().get(index.rows.entities[target as usize]);
+    let mut sum = index.embeddings().vectors().get(index.rows().entities[target as usize]);
     let mut count = 1 + member.relations;
     for (s, r) in sum.iter_mut().zip(&member.relation_sum) {
         *s += r;
@@ -97,7 +97,7 @@ fn comparison_score(index: &IndexedCorpus, query: &[f32], member: &Member, targe
 }
 
 fn grow(index: &IndexedCorpus, query: &[f32], seed: EntityId, seed_score: f32) -> Subgraph {
-    let dimension = index.embeddings.vectors().dimension();
+    let dimension = index.embeddings().vectors().dimension();
     let mut subgraph = Subgraph {
         members: vec![Member { entity: seed, relation_sum: vec![0.0; dimension], relations: 0 }],
         steps: Vec::new(),
@@ -108,7 +108,7 @@ fn grow(index: &IndexedCorpus, query: &[f32], seed: EntityId, seed_score: f32) -
     let add_frontier_of = |subgraph: &Subgraph, frontier: &mut HashMap<EntityId, Candidate>| {
         let position = subgraph.members.len() - 1;
         let member = &subgraph.members[position];
-        for (target, link) in index.graph.entity_links(&index.corpus, member.entity) {
+        for (target, link) in index.graph().entity_links(index.corpus(), member.entity) {
             if subgraph.members.iter().any(|m| m.entity == target) {
                 continue;
             }
@@ -159,8 +159,8 @@ pub(crate) fn tier_chunks(index: &IndexedCorpus, nodes: &[EntityId]) -> Vec<Chun
 }
 
 pub fn path(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus;
-    let seeds = nearest(index, &index.rows.entities, query, SEEDS);
+    let corpus = &index.corpus();
+    let seeds = nearest(index, &index.rows().entities, query, SEEDS);
     let mut steps = vec![Step::seeds(
         "entities nearest the query",
         seeds.iter().map(|h| TraceNode::entity(corpus, h.row, h.score)).collect(),

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Query, Retrieval};
+use crate::index::bm25::Bm25Params;
 use crate::store::IndexedCorpus;
 
 /// One retriever: a single ranked list of chunks.
@@ -26,7 +27,8 @@ pub enum Retriever {
 struct Entry {
     retriever: Retriever,
     name: &'static str,
-    description: &'static str,
+    /// Built from the retriever's own constants, so the text cannot drift from what it does.
+    description: fn() -> String,
     run: fn(&IndexedCorpus, Query<'_>, usize) -> Retrieval,
 }
 
@@ -43,67 +45,88 @@ const REGISTRY: [Entry; 11] = [
     Entry {
         retriever: Retriever::Dense,
         name: "dense",
-        description: "cosine of query and chunk embeddings (seed 000)",
+        description: || "cosine of query and chunk embeddings (seed 000)".to_string(),
         run: plain!(super::dense),
     },
     Entry {
         retriever: Retriever::Bm25,
         name: "bm25",
-        description: "Okapi BM25 (k1 1.2, b 0.75), English analyzer (seed 004)",
+        description: || {
+            let Bm25Params { k1, b } = Bm25Params::default();
+            format!("Okapi BM25 (k1 {k1}, b {b}), English analyzer (seed 004)")
+        },
         run: plain!(super::bm25),
     },
     Entry {
         retriever: Retriever::Page,
         name: "page",
-        description: "chunks of the 3 pages nearest the query (seed 000)",
+        description: || format!("chunks of the {} pages nearest the query (seed 000)", super::page::PAGES),
         run: super::page,
     },
     Entry {
         retriever: Retriever::Section,
         name: "section",
-        description: "direct chunks of the 5 sections or pages nearest the query (seed 000)",
+        description: || {
+            format!("direct chunks of the {} sections or pages nearest the query (seed 000)", super::section::SECTIONS)
+        },
         run: super::section,
     },
     Entry {
         retriever: Retriever::Entity,
         name: "entity",
-        description: "chunks citing the 5 entities nearest the query (seed 000)",
+        description: || format!("chunks citing the {} entities nearest the query (seed 000)", super::entity::ENTITIES),
         run: super::entity,
     },
     Entry {
         retriever: Retriever::Path,
         name: "path",
-        description: "3 seed entities grown to 5-node subgraphs by comparison embeddings (seed 000)",
+        description: || {
+            let (seeds, size) = (super::path::SEEDS, super::path::SUBGRAPH_SIZE);
+            format!("{seeds} seed entities grown to {size}-node subgraphs by comparison embeddings (seed 000)")
+        },
         run: super::path,
     },
     Entry {
         retriever: Retriever::Hub,
         name: "hub",
-        description: "documents as hubs of verbalised relation paths, α = 5 weighted mean (seed 001)",
+        description: || {
+            format!(
+                "documents as hubs of verbalised relation paths, α = {} weighted mean (seed 001)",
+                super::hub::ALPHA
+            )
+        },
         run: super::hub,
     },
     Entry {
         retriever: Retriever::Join,
         name: "join",
-        description: "named and best-matching pages joined with their neighbours, ranked by anchor–neighbour pairs (seed 002)",
+        description: || {
+            "named and best-matching pages joined with their neighbours, ranked by anchor–neighbour pairs (seed 002)"
+                .to_string()
+        },
         run: super::join,
     },
     Entry {
         retriever: Retriever::Triplet,
         name: "triplet",
-        description: "verbalised relations ranked with the chunks (seed 003)",
+        description: || "verbalised relations ranked with the chunks (seed 003)".to_string(),
         run: super::triplet,
     },
     Entry {
         retriever: Retriever::Community,
         name: "community",
-        description: "15 chunk-graph communities by hybrid search, one similarity hop to 30, hybrid search in their chunks (seed 004)",
+        description: || {
+            let (seeds, pool) = (super::community::SEED_COMMUNITIES, super::community::POOL_COMMUNITIES);
+            format!(
+                "{seeds} chunk-graph communities by hybrid search, one similarity hop to {pool}, hybrid search in their chunks (seed 004)"
+            )
+        },
         run: super::community,
     },
     Entry {
         retriever: Retriever::OneHop,
         name: "onehop",
-        description: "baseline: RRF plus the documents one title mention away",
+        description: || "baseline: RRF plus the documents one title mention away".to_string(),
         run: super::one_hop,
     },
 ];
@@ -150,8 +173,8 @@ impl Retriever {
         self.entry().name
     }
 
-    pub fn description(self) -> &'static str {
-        self.entry().description
+    pub fn description(self) -> String {
+        (self.entry().description)()
     }
 
     pub fn parse(name: &str) -> Option<Self> {

@@ -11,22 +11,23 @@ use crate::store::IndexedCorpus;
 pub const SECTIONS: usize = 5;
 
 pub fn section(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let sections = nearest(index, &index.rows.sections, query, SECTIONS)
+    let sections = nearest(index, &index.rows().sections, query, SECTIONS)
         .into_iter()
         .map(|hit| (NodeKind::Section, hit.row, hit.score));
-    let pages =
-        nearest(index, &index.rows.pages, query, SECTIONS).into_iter().map(|hit| (NodeKind::Page, hit.row, hit.score));
+    let pages = nearest(index, &index.rows().pages, query, SECTIONS)
+        .into_iter()
+        .map(|hit| (NodeKind::Page, hit.row, hit.score));
     let mut chosen: Vec<(NodeKind, u32, f32)> = sections.chain(pages).collect();
     chosen.sort_by(|a, b| b.2.total_cmp(&a.2));
     chosen.truncate(SECTIONS);
     let scored = chosen.iter().flat_map(|&(kind, id, score)| {
         let node = if kind == NodeKind::Section { NodeRef::Section(id) } else { NodeRef::Entity(id) };
-        index.graph.neighbors(node, EdgeKind::HasChunk).into_iter().filter_map(move |child| match child {
+        index.graph().neighbors(node, EdgeKind::HasChunk).into_iter().filter_map(move |child| match child {
             NodeRef::Chunk(chunk) => Some((chunk, score)),
             _ => None,
         })
     });
     let chunks = rank_chunks(index, query.vector, scored, depth);
-    let nodes = chosen.iter().map(|&(kind, id, score)| TraceNode::new(&index.corpus, kind, id, score)).collect();
+    let nodes = chosen.iter().map(|&(kind, id, score)| TraceNode::new(index.corpus(), kind, id, score)).collect();
     Retrieval { chunks, steps: vec![Step::seeds("sections or pages nearest the query", nodes)] }
 }

@@ -89,7 +89,7 @@ impl SharedSearches {
 /// The query's cosine with each of `rows` (embedding rows of one node kind, by node id), computed once per
 /// question where the query shares its searches.
 pub(crate) fn cosines(index: &IndexedCorpus, rows: &[u32], query: Query<'_>) -> Arc<Vec<f32>> {
-    let vectors = index.embeddings.vectors();
+    let vectors = index.embeddings().vectors();
     let scan = || rows.iter().map(|&row| vectors.dot(query.vector, row)).collect();
     match query.shared.filter(|shared| shared.serves(index, query)) {
         Some(shared) => shared.cosines.get((rows.as_ptr() as usize, rows.len()), scan),

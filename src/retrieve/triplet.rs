@@ -13,15 +13,15 @@ const TRACED_STATEMENTS: usize = 5;
 
 /// The chunk a relation is read from.
 pub fn stating_chunk(index: &IndexedCorpus, relation: usize) -> Option<ChunkId> {
-    let relation = &index.corpus.relations[relation];
+    let relation = &index.corpus().relations[relation];
     relation.chunk.or_else(|| {
-        let range = index.corpus.document_chunks(relation.document);
+        let range = index.corpus().document_chunks(relation.document);
         (!range.is_empty()).then_some(range.start)
     })
 }
 
 pub fn triplet(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let statements = nearest(index, &index.rows.statements, query, depth);
+    let statements = nearest(index, &index.rows().statements, query, depth);
     let from_statements =
         statements.iter().filter_map(|hit| stating_chunk(index, hit.row as usize).map(|chunk| (chunk, hit.score)));
     let from_chunks = dense(index, query, depth).into_iter().map(|hit| (hit.chunk, hit.score));
@@ -29,7 +29,7 @@ pub fn triplet(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retriev
     let traced = statements
         .iter()
         .take(TRACED_STATEMENTS)
-        .map(|h| TraceNode::new(&index.corpus, NodeKind::Relation, h.row, h.score))
+        .map(|h| TraceNode::new(index.corpus(), NodeKind::Relation, h.row, h.score))
         .collect();
     Retrieval { chunks, steps: vec![Step::seeds("statements nearest the query", traced)] }
 }

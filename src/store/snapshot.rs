@@ -9,10 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{EmbeddingStore, IndexSettings, IndexedCorpus, NodeRows};
+use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
-use crate::graph::{ChunkGraph, KnowledgeGraph};
+use crate::graph::ChunkGraph;
 use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
 
@@ -155,9 +155,7 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
-        let graph = KnowledgeGraph::build(&corpus);
-        let gazetteer = crate::corpus::Gazetteer::new(&corpus);
-        Ok(IndexedCorpus {
+        Ok(IndexedCorpus::assemble(IndexParts {
             settings,
             model,
             corpus,
@@ -165,10 +163,8 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
             rows,
             chunk_index,
             bm25,
-            graph,
             chunk_graph,
-            gazetteer,
-        })
+        }))
     }
 }
 

@@ -53,9 +53,9 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
 /// the last parts.
 pub fn chunk_index_span(index: &IndexedCorpus) -> Range<usize> {
     let payload_len = index.to_snapshot().unwrap().len() - HEADER_LEN;
-    let after =
-        postcard::to_allocvec(&index.bm25).unwrap().len() + postcard::to_allocvec(&index.chunk_graph).unwrap().len();
-    let vectors_len = postcard::to_allocvec(&index.chunk_index).unwrap().len();
+    let after = postcard::to_allocvec(&index.bm25()).unwrap().len()
+        + postcard::to_allocvec(&index.chunk_graph()).unwrap().len();
+    let vectors_len = postcard::to_allocvec(&index.chunk_index()).unwrap().len();
     payload_len - after - vectors_len..payload_len - after
 }
 
@@ -86,7 +86,7 @@ pub fn with_chunk_index(index: &IndexedCorpus, tamper: impl FnOnce(&mut VectorIn
     let bytes = index.to_snapshot().unwrap();
     let payload = &bytes[HEADER_LEN..];
     let span = chunk_index_span(index);
-    assert!(payload[span.clone()] == postcard::to_allocvec(&index.chunk_index).unwrap()[..]);
+    assert!(payload[span.clone()] == postcard::to_allocvec(&index.chunk_index()).unwrap()[..]);
     let mut twin: VectorIndexTwin = postcard::from_bytes(&payload[span.clone()]).unwrap();
     tamper(&mut twin);
     let mut tampered = payload[..span.start].to_vec();

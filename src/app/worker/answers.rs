@@ -59,7 +59,7 @@ fn answer(index: &IndexedCorpus, chunks: &[ScoredChunk], trace: Trace, started: 
             }
         })
         .collect();
-    let graph = trace.graph(&index.corpus);
+    let graph = trace.graph(index.corpus());
     Answer { rows, trace, graph, milliseconds: browser::now_ms() - started }
 }
 

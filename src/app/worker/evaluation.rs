@@ -40,13 +40,15 @@ impl EvaluationRequest {
                      qrels/<split>.tsv, each optionally gzipped)"
                 )
             })?;
-        Ok((file.path.clone(), crate::eval::dataset::file_text(&file.path, file.bytes.clone())?))
+        let text = crate::eval::dataset::file_text(&file.path, file.bytes.clone()).map_err(|e| e.to_string())?;
+        Ok((file.path.clone(), text))
     }
 }
 
 /// Runs an evaluation as `quire eval` does: the same metrics, the same table.
 pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
-    let methods = request.methods.iter().map(|name| Method::parse(name)).collect::<Result<Vec<_>, _>>()?;
+    let methods = request.methods.iter().map(|name| Method::parse(name)).collect::<Result<Vec<_>, _>>();
+    let methods = methods.map_err(|e| e.to_string())?;
     if methods.is_empty() {
         return Err("choose at least one retriever to evaluate".into());
     }
@@ -54,12 +56,13 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
         return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
     }
     let (queries, qrels) = (request.text("queries.jsonl")?, request.text(&format!("qrels/{}.tsv", request.split))?);
-    let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1))?;
+    let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1)).map_err(|e| e.to_string())?;
     let index = evaluation_index(&request).await?;
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
     with_engine(|engine| {
         let index = &index.1;
-        let dataset = labels.label(&request.dataset, &request.split, &crate::eval::indexed_document_ids(index))?;
+        let indexed = crate::eval::indexed_document_ids(index);
+        let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(|e| e.to_string())?;
         let questions = dataset.queries.len();
         let mut progress = |method: &Method, done: usize| {
             let current = Some(method.name());

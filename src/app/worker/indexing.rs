@@ -25,7 +25,7 @@ const PARSE_SLICE_MS: f64 = 50.0;
 fn state(index: &IndexedCorpus) -> IndexState {
     IndexState {
         summary: index.summary(),
-        documents: index.corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        documents: index.corpus().documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
         engine_memory_bytes: browser::wasm_memory_bytes(),
     }
 }

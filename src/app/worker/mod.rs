@@ -132,7 +132,7 @@ async fn handle(request: Request) -> Result<Reply, String> {
         Request::Export => with_index(|_, index| index.to_snapshot().map_err(|e| e.to_string())).map(Reply::Snapshot),
         Request::Outline { source, query } => answers::outline(&source, query).map(Reply::Outline),
         Request::Overview { max_nodes } => {
-            with_index(|_, index| Ok(Reply::Overview(Overview::build(&index.corpus, &index.chunk_graph, max_nodes))))
+            with_index(|_, index| Ok(Reply::Overview(Overview::build(index.corpus(), index.chunk_graph(), max_nodes))))
         }
         Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs } => {
             let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };

@@ -68,7 +68,7 @@ impl Cot {
         let fresh: Vec<ScoredChunk> =
             found.iter().filter(|hit| !self.shown.contains(&hit.chunk)).take(STEP_CONTEXT).copied().collect();
         self.shown.extend(fresh.iter().map(|hit| hit.chunk));
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         steps.push(Step::seeds(
             format!("search {}: {query} ({} best new passages)", self.queries.len() + 1, fresh.len()),
             fresh.iter().map(|hit| TraceNode::new(corpus, NodeKind::Chunk, hit.chunk, hit.score)).collect(),
@@ -159,7 +159,7 @@ impl Cot {
         let lists: Vec<&[ScoredChunk]> = self.lists.iter().map(Vec::as_slice).collect();
         let fused: Vec<ScoredChunk> =
             reciprocal_rank_fusion(&lists, question.k).iter().map(ScoredChunk::from).collect();
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         steps.push(Step::keep(
             format!("{why}; every search's candidates fused by reciprocal rank"),
             fused.iter().map(|hit| TraceNode::new(corpus, NodeKind::Chunk, hit.chunk, hit.score)).collect(),

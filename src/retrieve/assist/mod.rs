@@ -159,7 +159,7 @@ impl AssistedRetrieval {
         };
         let (base_chunks, mut trace) = base.trace_replacing(index, self.question.query(), *k, *k, replacement);
         let chunks: Vec<ScoredChunk> = lane.clone().unwrap_or(base_chunks).into_iter().take(*k).collect();
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         trace.method = format!("{}, LLM-assisted: {}", base.name(), self.assist.name());
         trace.retrievers.insert(
             0,

@@ -28,7 +28,7 @@ pub fn resume(
     embed: Embed<'_>,
     steps: &mut Vec<Step>,
 ) -> Result<Retrieval, String> {
-    let corpus = &index.corpus;
+    let corpus = &index.corpus();
     steps.push(Step::Llm {
         asked: "the entities and relations the question names (seed 002's query parsing)".into(),
         answered: reply.to_string(),
@@ -38,11 +38,11 @@ pub fn resume(
     let relations = parsed.as_ref().map(|v| strings(&v["relations"])).unwrap_or_default();
     let mut anchors: Vec<EntityId> = Vec::new();
     for name in names.iter().take(MAX_NAMES) {
-        let found = match index.gazetteer.find(name).first() {
+        let found = match index.gazetteer().find(name).first() {
             Some(&entity) => Some(entity),
             None => {
                 let vector = embed(name)?;
-                nearest(index, &index.rows.entities, Query::new(name, &vector), 1).first().map(|hit| hit.row)
+                nearest(index, &index.rows().entities, Query::new(name, &vector), 1).first().map(|hit| hit.row)
             }
         };
         if let Some(entity) = found.filter(|e| !anchors.contains(e)) {
@@ -52,7 +52,7 @@ pub fn resume(
     let note = match (anchors.is_empty(), relations.is_empty()) {
         (true, _) => {
             // Nothing usable came back: the join starts as it would without the LLM.
-            anchors = index.gazetteer.find(&question.text);
+            anchors = index.gazetteer().find(&question.text);
             "the LLM named no entity the graph has: the join starts from the gazetteer's matches in the question"
                 .to_string()
         }

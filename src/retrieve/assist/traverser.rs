@@ -45,7 +45,7 @@ pub struct Traverser {
 
 impl Traverser {
     pub fn start(index: &IndexedCorpus, question: &Question, steps: &mut Vec<Step>) -> (Self, Vec<Message>) {
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         let base = question.base.retrieve(index, question.query(), FUSION_DEPTH);
         let mut pages: Vec<DocId> = Vec::new();
         for hit in &base {
@@ -94,7 +94,7 @@ impl Traverser {
         reply: &str,
         steps: &mut Vec<Step>,
     ) -> Vec<ScoredChunk> {
-        let corpus = &index.corpus;
+        let corpus = &index.corpus();
         steps.push(Step::Llm {
             asked: "which section, page or graph path answers the question (seed 000, Listing 3.2)".into(),
             answered: reply.to_string(),

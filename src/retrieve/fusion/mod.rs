@@ -2,8 +2,11 @@
 //! standardised within the query's candidate set (seed 000 §3.2.2's standardisation, nothing learned) here;
 //! seed 000's trained network in [`learned`], and its training in [`training`].
 
+mod importance;
 pub mod learned;
 pub mod training;
+
+pub use importance::permutation_importance;
 
 use std::collections::HashMap;
 

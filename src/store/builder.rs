@@ -1,0 +1,212 @@
+//! Building an [`IndexedCorpus`] from documents in steps: structure the corpus, gather every node's text,
+//! reuse the vectors an earlier index of the same model already holds, embed the rest (in slices, or on
+//! every core at once), then assemble the graphs and search indexes.
+
+use crate::corpus::{Corpus, Document, TokenCounter};
+use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
+use crate::index::{Bm25Index, VectorIndex};
+
+use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, build_chunk_graph, text_key};
+
+/// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
+/// entities, relation types and their inverses, relation statements.
+pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 7] {
+    [
+        (0..corpus.documents.len()).map(|d| corpus.page_text(d as u32)).collect(),
+        corpus.sections.iter().map(|s| s.uri.clone()).collect(),
+        (0..corpus.chunks.len()).map(|c| corpus.chunk_search_text(c as u32)).collect(),
+        corpus.entities.iter().map(|e| e.name.clone()).collect(),
+        corpus.relation_types.iter().map(|t| t.text()).collect(),
+        corpus.relation_types.iter().map(|t| t.inverse_text()).collect(),
+        (0..corpus.relations.len()).map(|r| corpus.relation_statement(r)).collect(),
+    ]
+}
+
+/// Builds an [`IndexedCorpus`] in steps, so a caller can report progress (CLI) or yield to the event loop
+/// between batches (browser).
+pub struct IndexBuilder {
+    settings: IndexSettings,
+    corpus: Corpus,
+    model: ModelIdentity,
+    texts: [Vec<String>; 7],
+    store: EmbeddingStore,
+    /// Distinct texts with no vector yet, in first-seen order.
+    pending: Vec<String>,
+    embedded: usize,
+    reused: usize,
+}
+
+impl IndexBuilder {
+    /// Structures `documents`; vectors of texts already in `previous` (made by the same model) are reused.
+    pub fn new(
+        documents: Vec<Document>,
+        counter: &dyn TokenCounter,
+        model: ModelIdentity,
+        settings: IndexSettings,
+        previous: Option<&IndexedCorpus>,
+    ) -> Self {
+        let corpus = Corpus::build(documents, counter, &settings.corpus);
+        let texts = node_texts(&corpus);
+        let reusable =
+            previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
+        let mut store = EmbeddingStore::new(model.dimension);
+        let mut pending = Vec::new();
+        let mut queued = std::collections::HashSet::new();
+        let mut reused = 0;
+        for text in texts.iter().flatten() {
+            let key = text_key(text);
+            if store.rows.contains_key(&key) || queued.contains(&key) {
+                continue;
+            }
+            match reusable.and_then(|p| p.rows.get(&key).map(|&row| (p, row))) {
+                Some((previous, row)) if store.push(key, &previous.vectors.get(row)).is_ok() => reused += 1,
+                _ => {
+                    queued.insert(key);
+                    pending.push(text.clone());
+                }
+            }
+        }
+        Self { settings, corpus, model, texts, store, pending, embedded: 0, reused }
+    }
+
+    /// Distinct texts that need the embedder, in total.
+    pub fn to_embed(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn embedded(&self) -> usize {
+        self.embedded
+    }
+
+    /// Distinct texts whose vectors came from the previous index.
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    pub fn texts_to_embed(&self) -> &[String] {
+        &self.pending[self.embedded..]
+    }
+
+    pub fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.embedded == self.pending.len()
+    }
+
+    /// Embeds up to `max_texts` pending texts; returns how many it embedded.
+    pub fn embed_next(&mut self, embedder: &dyn TextEmbedder, max_texts: usize) -> Result<usize, EmbedError> {
+        let end = (self.embedded + max_texts).min(self.pending.len());
+        let batch: Vec<&str> = self.pending[self.embedded..end].iter().map(String::as_str).collect();
+        let vectors = embedder.embed(&batch)?;
+        self.accept_next(vectors)
+    }
+
+    /// Takes the vectors of the next pending texts, in order, embedded elsewhere (the browser's embedding
+    /// workers); returns how many it took. More vectors than pending texts are an error, and none is taken.
+    pub fn accept_next(&mut self, vectors: Vec<Vec<f32>>) -> Result<usize, EmbedError> {
+        let end = self.embedded + vectors.len();
+        if end > self.pending.len() {
+            return Err(EmbedError::Inference(format!(
+                "{} vectors for {} pending texts",
+                vectors.len(),
+                self.pending.len() - self.embedded
+            )));
+        }
+        for (text, vector) in self.pending[self.embedded..end].iter().zip(vectors) {
+            self.store.push(text_key(text), &vector)?;
+        }
+        let done = end - self.embedded;
+        self.embedded = end;
+        Ok(done)
+    }
+
+    pub fn embed_all(&mut self, embedder: &dyn TextEmbedder) -> Result<(), EmbedError> {
+        while !self.is_done() {
+            self.embed_next(embedder, 64)?;
+        }
+        Ok(())
+    }
+
+    /// Embeds every pending text on `threads` threads sharing one embedder (tract plans are immutable and
+    /// run concurrently). Texts are handed out longest first in batches of similar length, so padding stays
+    /// small and no thread is left with the long tail; vectors are stored in the same order as
+    /// [`Self::embed_all`] would store them. `on_progress` is told how many texts each finished batch held.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn embed_all_parallel(
+        &mut self,
+        embedder: &(dyn TextEmbedder + Sync),
+        threads: usize,
+        on_progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<(), EmbedError> {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        const BATCH: usize = 32;
+        let pending = &self.pending[self.embedded..];
+        // Fixed batches of 32, as before jobs could shrink in the browser: natively, one sequence at a time
+        // measured faster per text than batches of 16 (docs/BENCHMARKS.md), but the batch size is not yet
+        // measured on a real corpus, so it is left as it was.
+        let lengths: Vec<usize> = pending.iter().map(String::len).collect();
+        let batches = crate::embed::jobs::longest_first(&lengths, threads, BATCH, BATCH);
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let vectors: Mutex<Vec<Vec<f32>>> = Mutex::new(vec![Vec::new(); pending.len()]);
+        let first_error: Mutex<Option<EmbedError>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, batches.len().max(1)) {
+                scope.spawn(|| {
+                    while !failed.load(Ordering::Relaxed) {
+                        let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                        let texts: Vec<&str> = batch.iter().map(|&i| pending[i].as_str()).collect();
+                        match embedder.embed(&texts) {
+                            Ok(embedded) => {
+                                let mut vectors = vectors.lock().unwrap_or_else(|e| e.into_inner());
+                                for (&i, vector) in batch.iter().zip(embedded) {
+                                    vectors[i] = vector;
+                                }
+                                drop(vectors);
+                                on_progress(batch.len());
+                            }
+                            Err(error) => {
+                                failed.store(true, Ordering::Relaxed);
+                                first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(error) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error);
+        }
+        let vectors = vectors.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (text, vector) in self.pending[self.embedded..].iter().zip(vectors) {
+            self.store.push(text_key(text), &vector)?;
+        }
+        self.embedded = self.pending.len();
+        Ok(())
+    }
+
+    /// Assembles the indexes. Panics if called before every text is embedded.
+    pub fn finish(self) -> IndexedCorpus {
+        assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
+        let row = |text: &String| self.store.rows[&text_key(text)];
+        let [pages, sections, chunks, entities, relation_types, inverse_relation_types, statements] =
+            self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
+        let rows = NodeRows { pages, sections, chunks, entities, relation_types, inverse_relation_types, statements };
+        let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
+        let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
+        let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
+        IndexedCorpus::assemble(IndexParts {
+            settings: self.settings,
+            model: self.model,
+            corpus: self.corpus,
+            embeddings: self.store,
+            rows,
+            chunk_index,
+            bm25,
+            chunk_graph,
+        })
+    }
+}
