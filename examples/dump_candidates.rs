@@ -9,19 +9,9 @@ use std::io::Write;
 use std::path::Path;
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
-use quire::eval::dataset::{self, Labels};
+use quire::eval::dataset;
 use quire::retrieve::{Query, Retriever, SharedSearches};
 use quire::store::IndexedCorpus;
-
-fn read(path: &Path) -> String {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    dataset::file_text(&path.display().to_string(), bytes).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn gz_or_plain(dir: &Path, name: &str) -> std::path::PathBuf {
-    let gz = dir.join(format!("{name}.gz"));
-    if gz.exists() { gz } else { dir.join(name) }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -44,9 +34,7 @@ fn main() {
             }
         }
     }
-    let queries = read(&gz_or_plain(dir, "queries.jsonl"));
-    let qrels = read(&gz_or_plain(&dir.join("qrels"), &format!("{split}.tsv")));
-    let labels = Labels::parse(("queries", &queries), ("qrels", &qrels)).unwrap();
+    let labels = dataset::read_labels(&dataset::DiskFolder(dir), split).unwrap_or_else(|e| panic!("{e}"));
     let dataset = labels.label("d", split, &quire::eval::indexed_document_ids(&index)).unwrap();
     let embedder = MiniLmEmbedder::from_dir(Path::new("models")).unwrap();
     let mut lines = std::io::BufWriter::new(std::fs::File::create(out.join(format!("{split}.jsonl"))).unwrap());

@@ -132,7 +132,7 @@ impl ClusteredVectors {
                     .vectors
                     .iter()
                     .enumerate()
-                    .map(|(row, v)| Hit { row: row as u32, score: crate::index::vectors::dot(v, query) });
+                    .map(|(row, v)| Hit { id: row as u32, score: crate::index::vectors::dot(v, query) });
                 top_k(scored, k)
             })
             .collect()
@@ -165,7 +165,7 @@ pub fn measure_index(
         let started = now_ms();
         let hits = index.search(&data.store, query, k);
         latencies.push(now_ms() - started);
-        found += hits.iter().filter(|h| truth.iter().any(|t| t.row == h.row)).count();
+        found += hits.iter().filter(|h| truth.iter().any(|t| t.id == h.id)).count();
     }
     latencies.sort_by(f64::total_cmp);
     let queries = latencies.len().max(1);

@@ -133,7 +133,7 @@ fn bad_dataset_folders_are_named() {
     let path = dir.path().to_str().unwrap();
     let out = quire_eval(cache.path(), &[path]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("queries.jsonl: missing"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("queries.jsonl: not in the folder"), "{}", text(&out.stderr));
 
     std::fs::write(dir.path().join("queries.jsonl"), "{\"_id\": \"1\", \"text\": \"a claim\"}\nnot json\n").unwrap();
     std::fs::create_dir(dir.path().join("qrels")).unwrap();
@@ -142,7 +142,7 @@ fn bad_dataset_folders_are_named() {
     assert!(text(&out.stderr).contains("queries.jsonl, line 2: not a query object"), "{}", text(&out.stderr));
 
     let out = quire_eval(cache.path(), &[path, "--split", "dev"]);
-    assert!(text(&out.stderr).contains("qrels/dev.tsv: missing"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("qrels/dev.tsv: not in the folder"), "{}", text(&out.stderr));
     let out = quire_eval(cache.path(), &[path, "--retrievers", "dense,graph"]);
     assert!(text(&out.stderr).contains("unknown retriever `graph`"), "{}", text(&out.stderr));
 }

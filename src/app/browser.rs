@@ -1,7 +1,12 @@
 //! The few browser services the app needs, in the page and in its workers alike: fetching bytes (with
-//! progress), reading picked files, yielding to the event loop, a clock, and the module's memory.
+//! progress), reading picked and dropped files, yielding to the event loop, a clock, and the module's memory.
+//! gloo carries what it covers: requests (`gloo-net`, whose `fetch` is the global one, so the same call
+//! serves the page and a worker), reading a file (`gloo-file`), the yield (`gloo-timers`), and the worker's
+//! start message (`serde-wasm-bindgen`). The folder walk of a drop (`webkitGetAsEntry`, a directory reader)
+//! stays on web-sys: gloo has no binding for the entries API.
 
 use js_sys::{Promise, Uint8Array};
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -11,8 +16,8 @@ fn window() -> web_sys::Window {
     web_sys::window().expect("the page runs in a browser window")
 }
 
-/// Where this code runs: the page, or one of the app's workers. The two scopes share fetch, timers and the
-/// clock, but not a Rust type.
+/// Where this code runs: the page, or one of the app's workers. The two scopes share the clock, but not a Rust
+/// type.
 enum Scope {
     Page(web_sys::Window),
     Worker(web_sys::WorkerGlobalScope),
@@ -33,6 +38,14 @@ pub fn describe(error: JsValue) -> String {
         .unwrap_or_else(|| "unknown error".into())
 }
 
+/// Why a request failed, in `describe`'s words: gloo-net keeps a JavaScript error's name and message only.
+pub fn describe_request(error: gloo_net::Error) -> String {
+    match error {
+        gloo_net::Error::JsError(error) => error.message,
+        other => other.to_string(),
+    }
+}
+
 /// GET `url` as bytes; a non-2xx status is an error naming the URL.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     fetch_bytes_with_progress(url, |_, _| {}).await
@@ -44,19 +57,17 @@ pub async fn fetch_bytes_with_progress(
     mut progress: impl FnMut(usize, Option<usize>),
 ) -> Result<Vec<u8>, String> {
     let failed = |e: JsValue| format!("{url}: {}", describe(e));
-    let pending = match scope() {
-        Scope::Page(window) => window.fetch_with_str(url),
-        Scope::Worker(worker) => worker.fetch_with_str(url),
-    };
-    let response: web_sys::Response = JsFuture::from(pending)
+    // gloo-net panics on a rejection that is not a JavaScript error; a fetch that nothing aborts rejects with
+    // a TypeError only.
+    let response = gloo_net::http::Request::get(url)
+        .send()
         .await
-        .map_err(failed)?
-        .dyn_into()
-        .map_err(|_| format!("{url}: not an HTTP response"))?;
+        .map_err(|error| format!("{url}: {}", describe_request(error)))?;
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
-    let total = response.headers().get("content-length").ok().flatten().and_then(|length| length.parse().ok());
+    let total = response.headers().get("content-length").and_then(|length| length.parse().ok());
+    // The body is read as a stream, not whole (`binary`), so that the model's download reports progress.
     let Some(body) = response.body() else { return Ok(Vec::new()) };
     let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let mut bytes = Vec::with_capacity(total.unwrap_or(0));
@@ -147,9 +158,19 @@ pub async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> (Vec<(Strin
     (files, unreadable)
 }
 
+/// A file's bytes, or the browser's reason it cannot read them.
+pub async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    use gloo_file::FileReadError;
+    gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(file.clone())).await.map_err(|error| match error {
+        FileReadError::NotFound(reason) | FileReadError::NotReadable(reason) | FileReadError::Security(reason) => {
+            reason
+        }
+        aborted @ FileReadError::AbortedEarly => aborted.to_string(),
+    })
+}
+
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{}: {}", file.name(), describe(e)))?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+    read_bytes(file).await.map_err(|reason| format!("{}: {reason}", file.name()))
 }
 
 /// A picker's files, each with its path inside a picked folder (or its name).
@@ -173,15 +194,11 @@ pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes
     (files, unreadable)
 }
 
-/// Lets the event loop run (a worker reads a Cancel, the page paints) between slices of long work.
+/// Lets the event loop run (a worker reads a Cancel, the page paints) between slices of long work: a
+/// zero-delay timeout, a task of its own, so that every message already queued is handled first (a
+/// microtask would not let them in).
 pub async fn next_tick() {
-    let promise = Promise::new(&mut |resolve, _| {
-        let _ = match scope() {
-            Scope::Page(window) => window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0),
-            Scope::Worker(worker) => worker.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0),
-        };
-    });
-    let _ = JsFuture::from(promise).await;
+    gloo_timers::future::TimeoutFuture::new(0).await;
 }
 
 pub fn now_ms() -> f64 {
@@ -208,17 +225,15 @@ pub fn query_parameter(name: &str) -> Option<String> {
 
 /// Offers `bytes` to the user as a download named `name`.
 pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/octet-stream");
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(describe)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(describe)?;
+    let blob = gloo_file::Blob::new_with_options(bytes, Some("application/octet-stream"));
+    // Revoked when dropped, once the click has started the download.
+    let url = gloo_file::ObjectUrl::from(blob);
     let document = window().document().ok_or("no document")?;
     let link: web_sys::HtmlAnchorElement = document.create_element("a").map_err(describe)?.unchecked_into();
     link.set_href(&url);
     link.set_download(name);
     link.click();
-    web_sys::Url::revoke_object_url(&url).map_err(describe)
+    Ok(())
 }
 
 /// Registers the service worker that keeps the app usable offline (`www/sw.js`). Where the browser offers
@@ -242,15 +257,21 @@ extern "C" {
     fn url(this: &ImportMeta) -> String;
 }
 
+/// The first message to a worker, read by `www/engine-worker.js` as a plain object (`{ module, role }`),
+/// before any wasm is loaded there: so not the MessagePack bytes the app's own messages are.
+#[derive(Serialize)]
+struct WorkerStart<'a> {
+    module: &'a str,
+    role: &'a str,
+}
+
 /// Starts a worker that loads this very module (its URL is the module's own, hashed by Trunk) in `role`.
 pub fn start_worker(role: &str) -> Result<web_sys::Worker, String> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
-    let start = js_sys::Object::new();
-    let set = |key: &str, value: &str| js_sys::Reflect::set(&start, &key.into(), &value.into()).map_err(describe);
-    set("module", &IMPORT_META.with(ImportMeta::url))?;
-    set("role", role)?;
+    let module = IMPORT_META.with(ImportMeta::url);
+    let start = serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| e.to_string())?;
     worker.post_message(&start).map_err(describe)?;
     Ok(worker)
 }

@@ -3,24 +3,28 @@
 //! streams the answer through the engine's decoder, stops when asked (`AbortController`), and turns a
 //! failed call into the engine's diagnosis. A fetch that fails says only "TypeError"; a second, `no-cors`
 //! request to the same address tells a server that refused CORS (it answers, opaquely) from one that cannot
-//! be reached (it fails too).
+//! be reached (it fails too). Requests are built and sent with gloo-net, and the deadlines are gloo-timers'
+//! timeouts; the answer is read from the response's `ReadableStream` by hand, chunk by chunk as it streams
+//! (gloo-net reads a body only whole), and Stop is an `AbortController` (gloo has none).
 
 use std::cell::Cell;
 use std::rc::Rc;
 
+use gloo_net::http::{Method, RequestBuilder, Response};
+use gloo_timers::callback::Timeout;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode, Response};
+use web_sys::{AbortController, ReadableStreamDefaultReader, RequestMode};
 
-use super::browser::describe;
+use super::browser::{describe, describe_request};
 use crate::generate::{
     self, Endpoint, Failure, HttpRequest, Message, StreamDecoder, StreamError, StreamEvent, chat_request,
     endpoint_origin, failure_for_status, models_request, parse_models,
 };
 
 /// How long the no-cors probe of a failed call may take.
-const PROBE_MS: i32 = 5_000;
+const PROBE_MS: u32 = 5_000;
 
 fn window() -> web_sys::Window {
     web_sys::window().expect("the page runs in a browser window")
@@ -57,46 +61,36 @@ impl Call {
     }
 }
 
-/// A timer that aborts `call` unless cleared first; it holds the timer's callback alive until then.
-struct Deadline {
-    id: i32,
-    _expire: Closure<dyn FnMut()>,
-}
-
-impl Deadline {
-    fn start(call: &Call, milliseconds: i32) -> Deadline {
-        let (controller, timed_out) = (call.controller.clone(), call.timed_out.clone());
-        let expire = Closure::<dyn FnMut()>::new(move || {
-            timed_out.set(true);
-            controller.abort();
-        });
-        let id = window()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(expire.as_ref().unchecked_ref(), milliseconds)
-            .unwrap_or(0);
-        Deadline { id, _expire: expire }
-    }
-
-    fn clear(self) {
-        window().clear_timeout_with_handle(self.id);
-    }
+/// A timer that aborts `call` unless dropped first.
+fn deadline(call: &Call, milliseconds: u32) -> Timeout {
+    let (controller, timed_out) = (call.controller.clone(), call.timed_out.clone());
+    Timeout::new(milliseconds, move || {
+        timed_out.set(true);
+        controller.abort();
+    })
 }
 
 fn is_abort(error: &JsValue) -> bool {
     js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
 }
 
+/// Whether a request ended because its call was aborted. A fetch rejects with a TypeError or with the
+/// signal's reason, an `AbortError` `DOMException` (`abort()` is never given another), both errors that
+/// gloo-net keeps the name of.
+fn was_aborted(error: &gloo_net::Error) -> bool {
+    matches!(error, gloo_net::Error::JsError(error) if error.name == "AbortError")
+}
+
 /// Why a fetch of `url` failed before any answer: mixed content, the page's policy, CORS, or no server.
 async fn diagnose(url: &str) -> Failure {
-    let init = RequestInit::new();
-    init.set_mode(RequestMode::NoCors);
     let Ok(probe) = Call::new() else { return Failure::Unreachable { url: url.into(), reason: "no fetch".into() } };
-    init.set_signal(Some(&probe.controller.signal()));
-    let deadline = Deadline::start(&probe, PROBE_MS);
-    let answered = JsFuture::from(window().fetch_with_str_and_init(url, &init)).await;
-    deadline.clear();
+    let request = RequestBuilder::new(url).mode(RequestMode::NoCors).abort_signal(Some(&probe.controller.signal()));
+    let deadline = deadline(&probe, PROBE_MS);
+    let answered = request.send().await;
+    drop(deadline);
     match answered {
         Ok(_) => Failure::CorsRefused { url: url.into() },
-        Err(error) => Failure::Unreachable { url: url.into(), reason: describe(error) },
+        Err(error) => Failure::Unreachable { url: url.into(), reason: describe_request(error) },
     }
 }
 
@@ -116,40 +110,47 @@ fn allowed(url: &str) -> Result<(), Failure> {
 /// Sends `request`; the response once its headers are in, within `timeout_s`.
 async fn send(endpoint: &Endpoint, request: &HttpRequest, call: &Call, timeout_s: u32) -> Result<Response, Failure> {
     allowed(&request.url)?;
-    let init = RequestInit::new();
-    init.set_method(request.method);
-    let headers =
-        web_sys::Headers::new().map_err(|e| Failure::Unreachable { url: request.url.clone(), reason: describe(e) })?;
+    let unreachable = |reason| Failure::Unreachable { url: request.url.clone(), reason };
+    let method = Method::from_bytes(request.method.as_bytes()).map_err(|e| unreachable(e.to_string()))?;
+    // Built here, not with gloo-net's `header`, which throws on a value the browser refuses (a key pasted
+    // with a line break): such a header is left out, as it always was.
+    let headers = web_sys::Headers::new().map_err(|e| unreachable(describe(e)))?;
     for (name, value) in &request.headers {
         let _ = headers.append(name, value);
     }
-    init.set_headers(&headers);
-    if let Some(body) = &request.body {
-        init.set_body(&JsValue::from_str(body));
-    }
-    init.set_signal(Some(&call.controller.signal()));
-    let deadline = Deadline::start(call, (timeout_s.max(1) * 1000) as i32);
-    let answered = JsFuture::from(window().fetch_with_str_and_init(&request.url, &init)).await;
-    deadline.clear();
-    let response: Response = match answered {
-        Ok(response) => response.unchecked_into(),
+    let builder = RequestBuilder::new(&request.url)
+        .method(method)
+        .headers(gloo_net::http::Headers::from_raw(headers))
+        .abort_signal(Some(&call.controller.signal()));
+    let deadline = deadline(call, timeout_s.max(1) * 1000);
+    // A request the browser will not build (a URL with credentials in it) fails as its fetch would have.
+    let answered = match &request.body {
+        Some(body) => builder.body(body.as_str()),
+        None => builder.build(),
+    };
+    let answered = match answered {
+        Ok(built) => built.send().await,
+        Err(error) => Err(error),
+    };
+    drop(deadline);
+    let response = match answered {
+        Ok(response) => response,
         Err(_) if call.timed_out.get() => {
             return Err(Failure::Timeout { url: request.url.clone(), seconds: timeout_s.into() });
         }
-        Err(error) if is_abort(&error) => return Err(Failure::Stopped),
+        Err(error) if was_aborted(&error) => return Err(Failure::Stopped),
         Err(_) => return Err(diagnose(&request.url).await),
     };
     if !response.ok() {
-        let body = body_text(&response).await.unwrap_or_default();
+        let body = body_text(&response).await;
         return Err(failure_for_status(endpoint, response.status(), &body));
     }
     Ok(response)
 }
 
-/// A response's whole body as text; a body that cannot be read as text is empty, an unreadable one an error.
-async fn body_text(response: &Response) -> Result<String, String> {
-    let text = response.text().map_err(describe)?;
-    Ok(JsFuture::from(text).await.ok().and_then(|t| t.as_string()).unwrap_or_default())
+/// A response's whole body as text; empty when it cannot be read (the caller then reports what it lacks).
+async fn body_text(response: &Response) -> String {
+    response.text().await.unwrap_or_default()
 }
 
 /// The endpoint's models.
@@ -157,8 +158,7 @@ pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, 
     let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
     let request = models_request(endpoint);
     let response = send(endpoint, &request, &call, timeout_s).await?;
-    let body =
-        body_text(&response).await.map_err(|reason| Failure::Unreachable { url: request.url.clone(), reason })?;
+    let body = body_text(&response).await;
     parse_models(endpoint.provider, &body)
         .map_err(|reason| Failure::Stream(StreamError::Malformed { expected: "model list", line: reason }))
 }

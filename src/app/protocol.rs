@@ -3,6 +3,19 @@
 //! round-trip, which postcard cannot do) and posted as transferred byte buffers: one copy into the buffer,
 //! none across the thread boundary, and the types stay the engine's own instead of a hand-kept JavaScript
 //! mirror. Byte payloads go as MessagePack binaries (`serde_bytes`), not as arrays of numbers.
+//!
+//! Kept by hand rather than on the crates the design names, for these reasons (reasoned, not measured):
+//! - `gloo-worker`: one module serves three roles, started by `www/engine-worker.js` with a first message
+//!   naming the hashed module and the role. gloo-worker's spawner writes a `blob:` shim instead (the page's
+//!   policy allows workers from `'self'` only) and resolves it against `window`, which the engine worker
+//!   starting its pool has not; its bridge posts with a plain `postMessage`, a structured clone and no
+//!   transfer list; its codec panics on a message it cannot decode, and its default, bincode, is not
+//!   self-describing; and it has no hook for the worker's error event, by which the page notices an engine
+//!   that crashed (a panic aborts a wasm module) and restarts it.
+//! - `serde-wasm-bindgen` for the messages: it would build a JavaScript object per value, then clone that
+//!   graph across threads: embedding vectors as arrays of numbers, snapshots and files as copied arrays,
+//!   where here each message is one buffer, moved. It carries the small values that are meant to be
+//!   JavaScript objects instead: a worker's start message (`browser::start_worker`) and the storage estimate.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,13 @@
 //! user ticks "remember"; else it lives in this tab's session storage (so that the reload a new endpoint
 //! needs keeps it) and goes when the tab closes. It is sent to that endpoint only. Saving a new
 //! endpoint also stores its origin, which the loader in index.html writes into the page's
-//! Content-Security-Policy: the page reloads once so that the policy allows it.
+//! Content-Security-Policy: the page reloads once so that the policy allows it. Storage goes through
+//! gloo-storage: the settings as JSON (its own format, which is what was always stored), the key and the
+//! origin as the plain strings they have always been (the loader reads the origin as one), through its
+//! `raw` handle.
 
+use gloo_storage::errors::StorageError;
+use gloo_storage::{LocalStorage, SessionStorage, Storage};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
@@ -69,23 +74,25 @@ impl LlmSettings {
     }
 }
 
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
+/// Whether the browser gives this page its local storage; it refuses where the user blocks sites' data, and
+/// gloo-storage throws then, so every use of it asks first.
+fn has_local_storage() -> bool {
+    web_sys::window().is_some_and(|window| matches!(window.local_storage(), Ok(Some(_))))
 }
 
-fn session_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok().flatten()
+fn has_session_storage() -> bool {
+    web_sys::window().is_some_and(|window| matches!(window.session_storage(), Ok(Some(_))))
 }
 
 fn read(key: &str) -> Option<String> {
-    local_storage()?.get_item(key).ok().flatten()
+    has_local_storage().then(|| LocalStorage::raw().get_item(key).ok().flatten()).flatten()
 }
 
 /// The stored settings and the key (remembered, or kept for this tab; empty when none).
 pub fn load() -> (LlmSettings, String) {
-    let settings = read(SETTINGS_KEY).and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
-    let this_tab = session_storage().and_then(|s| s.get_item(API_KEY_KEY).ok().flatten());
-    (settings, read(API_KEY_KEY).or(this_tab).unwrap_or_default())
+    let settings = has_local_storage().then(|| LocalStorage::get(SETTINGS_KEY).ok()).flatten().unwrap_or_default();
+    let this_tab = has_session_storage().then(|| SessionStorage::raw().get_item(API_KEY_KEY).ok().flatten());
+    (settings, read(API_KEY_KEY).or(this_tab.flatten()).unwrap_or_default())
 }
 
 /// The endpoint origin stored for the page's policy.
@@ -100,25 +107,32 @@ pub fn save(settings: &LlmSettings, api_key: &str) -> Result<bool, String> {
         "" => None,
         url => Some(endpoint_origin(url)?),
     };
-    let storage = local_storage().ok_or("this browser keeps no local storage for this page")?;
-    let failed = |_| "the browser refused to store the settings".to_string();
-    let json = serde_json::to_string(settings).map_err(|e| e.to_string())?;
-    storage.set_item(SETTINGS_KEY, &json).map_err(failed)?;
+    if !has_local_storage() {
+        return Err("this browser keeps no local storage for this page".into());
+    }
+    const REFUSED: &str = "the browser refused to store the settings";
+    let failed = |_| REFUSED.to_string();
+    LocalStorage::set(SETTINGS_KEY, settings).map_err(|error| match error {
+        StorageError::SerdeError(error) => error.to_string(),
+        _ => REFUSED.to_string(),
+    })?;
+    let storage = LocalStorage::raw();
     let remembered = settings.remember_key && !api_key.is_empty();
     match remembered {
         true => storage.set_item(API_KEY_KEY, api_key).map_err(failed)?,
-        false => storage.remove_item(API_KEY_KEY).map_err(failed)?,
+        false => LocalStorage::delete(API_KEY_KEY),
     }
-    if let Some(this_tab) = session_storage() {
-        let _ = match remembered || api_key.is_empty() {
-            true => this_tab.remove_item(API_KEY_KEY),
-            false => this_tab.set_item(API_KEY_KEY, api_key),
-        };
+    if has_session_storage() {
+        if remembered || api_key.is_empty() {
+            SessionStorage::delete(API_KEY_KEY);
+        } else {
+            let _ = SessionStorage::raw().set_item(API_KEY_KEY, api_key);
+        }
     }
     let page = web_sys::window().and_then(|w| w.location().origin().ok());
     match origin.filter(|o| Some(o) != page.as_ref()) {
         Some(origin) => storage.set_item(ORIGIN_KEY, &origin).map_err(failed)?,
-        None => storage.remove_item(ORIGIN_KEY).map_err(failed)?,
+        None => LocalStorage::delete(ORIGIN_KEY),
     }
     let allowed = llm::allowed_origins();
     Ok(stored_origin().is_some_and(|origin| allowed.is_some_and(|allowed| !allowed.contains(&origin))))

@@ -1,16 +1,19 @@
 //! The index kept in this browser: its snapshot in the Origin Private File System, written after every change
 //! the user makes and read back when the app starts. A write never leaves half a file behind: a writable
 //! stream writes to a temporary file that replaces the saved one only when the stream closes (the File System
-//! standard's `createWritable`), so a tab closed mid-write keeps the last complete index.
+//! standard's `createWritable`), so a tab closed mid-write keeps the last complete index. The file system's
+//! handles stay on web-sys: gloo has no binding for the Origin Private File System (gloo-storage is local
+//! and session storage only, where the LLM settings live). The saved file is read as any picked file is.
 
 use js_sys::{Reflect, Uint8Array};
+use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemGetFileOptions, FileSystemWritableFileStream,
 };
 
-use super::browser::describe;
+use super::browser::{describe, read_bytes};
 
 const SAVED_INDEX: &str = "index.quire";
 
@@ -39,8 +42,8 @@ pub async fn load() -> Result<Option<Vec<u8>>, String> {
         Err(error) => return Err(failed(error)),
     };
     let file: web_sys::File = resolve(handle.get_file()).await.map_err(failed)?;
-    let buffer = JsFuture::from(file.array_buffer()).await.map_err(failed)?;
-    Ok(Some(Uint8Array::new(&buffer).to_vec()))
+    let bytes = read_bytes(&file).await.map_err(|reason| format!("reading the saved index: {reason}"))?;
+    Ok(Some(bytes))
 }
 
 /// Replaces the saved index with `bytes`.
@@ -73,11 +76,19 @@ pub struct Usage {
     pub persistent: bool,
 }
 
+/// What `navigator.storage.estimate()` resolves to; a browser may leave either number out.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Estimate {
+    usage: f64,
+    quota: f64,
+}
+
 /// Asks the browser to keep this origin's storage (`navigator.storage.persist()`), and reports the usage.
 pub async fn usage() -> Option<Usage> {
     let storage = storage().ok()?;
     let persistent = JsFuture::from(storage.persist().ok()?).await.ok()?.as_bool().unwrap_or(false);
     let estimate = JsFuture::from(storage.estimate().ok()?).await.ok()?;
-    let number = |key: &str| Reflect::get(&estimate, &key.into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
-    Some(Usage { bytes: number("usage"), quota: number("quota"), persistent })
+    let Estimate { usage, quota } = serde_wasm_bindgen::from_value(estimate).unwrap_or_default();
+    Some(Usage { bytes: usage, quota, persistent })
 }

@@ -71,11 +71,7 @@ pub fn load_labelled(
     fresh: bool,
 ) -> Result<LabelledIndex, String> {
     let name = dataset_name(dir);
-    let queries_path = dataset_file(dir, "queries.jsonl")?;
-    let qrels_path = dataset_file(dir, &format!("qrels/{split}.tsv"))?;
-    let (queries_name, qrels_name) = (queries_path.display().to_string(), qrels_path.display().to_string());
-    let (queries, qrels) = (read_text(&queries_path)?, read_text(&qrels_path)?);
-    let labels = dataset::Labels::parse((&queries_name, &queries), (&qrels_name, &qrels)).map_err(|e| e.to_string())?;
+    let labels = dataset::read_labels(&dataset::DiskFolder(dir), split).map_err(|e| e.to_string())?;
     let embedder = super::load_embedder(model_dir)?;
     let index = match snapshot {
         Some(path) => {
@@ -144,30 +140,9 @@ fn dataset_name(dir: &Path) -> String {
     absolute.file_name().map_or_else(|| "dataset".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// `dir/name`, or its gzipped form `dir/name.gz`.
-fn dataset_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
-    let plain = dir.join(name);
-    let gzipped = dir.join(format!("{name}.gz"));
-    if plain.is_file() {
-        Ok(plain)
-    } else if gzipped.is_file() {
-        Ok(gzipped)
-    } else {
-        Err(format!(
-            "{}: missing (a BEIR-layout folder holds corpus.jsonl, queries.jsonl and qrels/<split>.tsv, each optionally gzipped)",
-            plain.display()
-        ))
-    }
-}
-
-fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    dataset::file_bytes(&path.display().to_string(), bytes).map_err(|e| e.to_string())
-}
-
+/// A saved report, as text.
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    dataset::file_text(&path.display().to_string(), bytes).map_err(|e| e.to_string())
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn cache_dir() -> PathBuf {
@@ -180,13 +155,13 @@ fn cache_dir() -> PathBuf {
 
 /// A dataset's corpus: BEIR records in `corpus.jsonl` (ids from the records), or a `corpus/` folder of files
 /// in any supported format, read by the real parsers as a user's folder is (ids: paths inside `corpus/`).
-fn read_corpus(dir: &Path) -> Result<(PathBuf, Vec<InputFile>), String> {
+fn read_corpus(dir: &Path) -> Result<(String, Vec<InputFile>), String> {
     let folder = dir.join("corpus");
     if folder.is_dir() {
-        return Ok((folder.clone(), indexing::read_folder(&folder)));
+        return Ok((folder.display().to_string(), indexing::read_folder(&folder)));
     }
-    let path = dataset_file(dir, "corpus.jsonl")?;
-    Ok((path.clone(), vec![Ok(SourceFile::new("corpus.jsonl", read_bytes(&path)?))]))
+    let (shown, bytes) = dataset::read_file(&dataset::DiskFolder(dir), "corpus.jsonl").map_err(|e| e.to_string())?;
+    Ok((shown, vec![Ok(SourceFile::new("corpus.jsonl", bytes))]))
 }
 
 /// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model, the
@@ -215,15 +190,15 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
         }
     }
     let started = Instant::now();
-    let records = !corpus_path.is_dir();
+    let records = !Path::new(&corpus_path).is_dir();
     let (index, report) =
-        indexing::index_files(embedder, files, settings).map_err(|e| format!("{}: {e}", corpus_path.display()))?;
+        indexing::index_files(embedder, files, settings).map_err(|e| format!("{corpus_path}: {e}"))?;
     // One records file is the whole corpus: a failure in it is the dataset's, not one file's among many.
     if let (true, Some(error)) = (records, report.errors.first()) {
-        return Err(format!("{}: {}", corpus_path.display(), error.failure));
+        return Err(format!("{corpus_path}: {}", error.failure));
     }
-    let index = index.ok_or_else(|| format!("{}: no document could be indexed", corpus_path.display()))?;
-    eprintln!("indexed {} in {:.1}s", corpus_path.display(), started.elapsed().as_secs_f64());
+    let index = index.ok_or_else(|| format!("{corpus_path}: no document could be indexed"))?;
+    eprintln!("indexed {corpus_path} in {:.1}s", started.elapsed().as_secs_f64());
     std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
     save_snapshot(&index, &cached)?;

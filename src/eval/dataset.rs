@@ -208,10 +208,66 @@ pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, DatasetError> {
     Ok(out)
 }
 
-/// A dataset file as UTF-8 text, ungzipped when its name ends in `.gz`.
-pub fn file_text(name: &str, bytes: Vec<u8>) -> Result<String, DatasetError> {
-    String::from_utf8(file_bytes(name, bytes)?)
-        .map_err(|e| DatasetError::of_file(name, format!("not UTF-8 text ({e})")))
+/// Bytes as UTF-8 text, or an error naming the file they came from.
+fn utf8(name: &str, bytes: Vec<u8>) -> Result<String, DatasetError> {
+    String::from_utf8(bytes).map_err(|e| DatasetError::of_file(name, format!("not UTF-8 text ({e})")))
+}
+
+/// Where a labelled folder's files are read from: a folder on disk (`quire eval`), or the files a user
+/// picked in the browser (the evaluation view). Both find a file or its gzipped form alike, and say alike
+/// what is missing.
+pub trait DatasetFolder {
+    /// How the file `name` (a path inside the folder) is named in messages.
+    fn describe(&self, name: &str) -> String;
+
+    /// The bytes of the file `name`, or `None` when the folder has none of that name.
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, DatasetError>;
+}
+
+/// A labelled folder on disk (`quire eval`, the examples).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DiskFolder<'a>(pub &'a std::path::Path);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl DatasetFolder for DiskFolder<'_> {
+    fn describe(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, DatasetError> {
+        match std::fs::read(self.0.join(name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(DatasetError::of_file(&self.describe(name), e.to_string())),
+        }
+    }
+}
+
+/// What a labelled folder holds, for the message naming a missing file.
+const LAYOUT: &str = "not in the folder (a labelled folder holds queries.jsonl, qrels/<split>.tsv and its corpus: \
+                      corpus.jsonl, or a corpus/ folder of files; each .jsonl and .tsv optionally gzipped)";
+
+/// The file `name` of `folder`, or its gzipped form ungzipped, with the name it was found under.
+pub fn read_file(folder: &dyn DatasetFolder, name: &str) -> Result<(String, Vec<u8>), DatasetError> {
+    for candidate in [name.to_string(), format!("{name}.gz")] {
+        if let Some(bytes) = folder.read(&candidate)? {
+            let shown = folder.describe(&candidate);
+            let bytes = file_bytes(&shown, bytes)?;
+            return Ok((shown, bytes));
+        }
+    }
+    Err(DatasetError::of_file(&folder.describe(name), LAYOUT.to_string()))
+}
+
+/// The questions and `split`'s judgements of `folder`, read before its corpus is indexed.
+pub fn read_labels(folder: &dyn DatasetFolder, split: &str) -> Result<Labels, DatasetError> {
+    let text = |name: &str| {
+        let (shown, bytes) = read_file(folder, name)?;
+        let text = utf8(&shown, bytes)?;
+        Ok::<_, DatasetError>((shown, text))
+    };
+    let (queries, qrels) = (text("queries.jsonl")?, text(&format!("qrels/{split}.tsv"))?);
+    Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1))
 }
 
 /// A BEIR folder's questions and one split's judgements, read before its corpus is indexed, so a bad file is

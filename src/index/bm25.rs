@@ -101,7 +101,7 @@ impl Bm25Index {
 
     /// The `k` best-scoring texts for `query`.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
-        top_k(self.scores(query).into_iter().map(|(row, score)| Hit { row, score }), k)
+        top_k(self.scores(query).into_iter().map(|(row, score)| Hit { id: row, score }), k)
     }
 
     /// The score of every text containing a query term, by row; each distinct query term counts once.
@@ -147,7 +147,7 @@ mod tests {
             vec!["mar", "two", "moon", "moon", "moon"]
         );
         let hits = index.search("moons", 10);
-        assert_eq!(hits.iter().map(|h| h.row).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![1, 0]);
         assert!((hits[0].score - 0.6671019).abs() < 1e-5, "{}", hits[0].score);
         assert!((hits[1].score - 0.4900512).abs() < 1e-5, "{}", hits[1].score);
         assert!(index.search("jupiter", 10).is_empty());

@@ -235,7 +235,7 @@ impl VectorIndex {
 
     /// The `k` most similar indexed items; `Hit::row` is the position in the `rows` given at build time.
     pub fn search(&self, store: &QuantizedVectors, query: &[f32], k: usize) -> Vec<Hit> {
-        let score = |position: u32| Hit { row: position, score: store.dot(query, self.rows[position as usize]) };
+        let score = |position: u32| Hit { id: position, score: store.dot(query, self.rows[position as usize]) };
         match &self.structure {
             Structure::Flat => top_k((0..self.rows.len() as u32).map(score), k),
             Structure::Hnsw(map) => {

@@ -57,7 +57,7 @@ fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
 fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk> {
     let graph = &index.chunk_graph();
     let dense = top_k(
-        (0..graph.vectors.len() as u32).map(|row| Hit { row, score: graph.vectors.dot(query.vector, row) }),
+        (0..graph.vectors.len() as u32).map(|row| Hit { id: row, score: graph.vectors.dot(query.vector, row) }),
         FUSION_DEPTH,
     );
     let lexical = graph.summaries.search(query.text, FUSION_DEPTH);
@@ -96,8 +96,8 @@ fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> 
 fn hybrid_within(index: &IndexedCorpus, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
     let vectors = index.embeddings().vectors();
     let dense =
-        pool.iter().map(|&row| Hit { row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
+        pool.iter().map(|&row| Hit { id: row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
     let lexical_scores = index.bm25().scores(query.text);
-    let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { row, score }));
+    let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { id: row, score }));
     hybrid(top_k(dense, pool.len()), top_k(lexical, pool.len()), depth)
 }

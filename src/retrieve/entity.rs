@@ -12,12 +12,12 @@ pub const ENTITIES: usize = 5;
 pub fn entity(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let entities = nearest(index, &index.rows().entities, query, ENTITIES);
     let scored = entities.iter().flat_map(|hit| {
-        index.graph().neighbors(NodeRef::Entity(hit.row), EdgeKind::CitedIn).into_iter().filter_map(move |n| match n {
+        index.graph().neighbors(NodeRef::Entity(hit.id), EdgeKind::CitedIn).into_iter().filter_map(move |n| match n {
             NodeRef::Chunk(chunk) => Some((chunk, hit.score)),
             _ => None,
         })
     });
     let chunks = rank_chunks(index, query.vector, scored, depth);
-    let nodes = entities.iter().map(|h| TraceNode::entity(index.corpus(), h.row, h.score)).collect();
+    let nodes = entities.iter().map(|h| TraceNode::entity(index.corpus(), h.id, h.score)).collect();
     Retrieval { chunks, steps: vec![Step::seeds("entities whose name is nearest the query", nodes)] }
 }

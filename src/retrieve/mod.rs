@@ -65,7 +65,7 @@ pub struct ScoredChunk {
 
 impl From<Hit> for ScoredChunk {
     fn from(hit: Hit) -> Self {
-        ScoredChunk { chunk: hit.row, score: hit.score }
+        ScoredChunk { chunk: hit.id, score: hit.score }
     }
 }
 

@@ -10,8 +10,8 @@ pub const PAGES: usize = 3;
 
 pub fn page(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let pages = nearest(index, &index.rows().pages, query, PAGES);
-    let scored = pages.iter().flat_map(|hit| index.corpus().document_chunks(hit.row).map(move |c| (c, hit.score)));
+    let scored = pages.iter().flat_map(|hit| index.corpus().document_chunks(hit.id).map(move |c| (c, hit.score)));
     let chunks = rank_chunks(index, query.vector, scored, depth);
-    let nodes = pages.iter().map(|h| TraceNode::new(index.corpus(), NodeKind::Page, h.row, h.score)).collect();
+    let nodes = pages.iter().map(|h| TraceNode::new(index.corpus(), NodeKind::Page, h.id, h.score)).collect();
     Retrieval { chunks, steps: vec![Step::seeds("pages nearest the query", nodes)] }
 }

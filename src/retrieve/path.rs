@@ -163,9 +163,9 @@ pub fn path(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval 
     let seeds = nearest(index, &index.rows().entities, query, SEEDS);
     let mut steps = vec![Step::seeds(
         "entities nearest the query",
-        seeds.iter().map(|h| TraceNode::entity(corpus, h.row, h.score)).collect(),
+        seeds.iter().map(|h| TraceNode::entity(corpus, h.id, h.score)).collect(),
     )];
-    let best = seeds.iter().map(|hit| grow(index, query.vector, hit.row, hit.score)).max_by(|a, b| {
+    let best = seeds.iter().map(|hit| grow(index, query.vector, hit.id, hit.score)).max_by(|a, b| {
         let (a, b) = (a.rank(), b.rank());
         a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
     });

@@ -13,10 +13,9 @@ pub const SECTIONS: usize = 5;
 pub fn section(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let sections = nearest(index, &index.rows().sections, query, SECTIONS)
         .into_iter()
-        .map(|hit| (NodeKind::Section, hit.row, hit.score));
-    let pages = nearest(index, &index.rows().pages, query, SECTIONS)
-        .into_iter()
-        .map(|hit| (NodeKind::Page, hit.row, hit.score));
+        .map(|hit| (NodeKind::Section, hit.id, hit.score));
+    let pages =
+        nearest(index, &index.rows().pages, query, SECTIONS).into_iter().map(|hit| (NodeKind::Page, hit.id, hit.score));
     let mut chosen: Vec<(NodeKind, u32, f32)> = sections.chain(pages).collect();
     chosen.sort_by(|a, b| b.2.total_cmp(&a.2));
     chosen.truncate(SECTIONS);

@@ -100,5 +100,5 @@ pub(crate) fn cosines(index: &IndexedCorpus, rows: &[u32], query: Query<'_>) -> 
 /// The `k` nodes among `rows` (embedding rows of one node kind, by node id) nearest the query's vector, as
 /// hits whose `row` is the node id. An exact scan: node kinds other than chunks are small next to the chunks.
 pub(crate) fn nearest(index: &IndexedCorpus, rows: &[u32], query: Query<'_>, k: usize) -> Vec<Hit> {
-    top_k(cosines(index, rows, query).iter().enumerate().map(|(id, &score)| Hit { row: id as u32, score }), k)
+    top_k(cosines(index, rows, query).iter().enumerate().map(|(id, &score)| Hit { id: id as u32, score }), k)
 }

@@ -23,13 +23,13 @@ pub fn stating_chunk(index: &IndexedCorpus, relation: usize) -> Option<ChunkId> 
 pub fn triplet(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let statements = nearest(index, &index.rows().statements, query, depth);
     let from_statements =
-        statements.iter().filter_map(|hit| stating_chunk(index, hit.row as usize).map(|chunk| (chunk, hit.score)));
+        statements.iter().filter_map(|hit| stating_chunk(index, hit.id as usize).map(|chunk| (chunk, hit.score)));
     let from_chunks = dense(index, query, depth).into_iter().map(|hit| (hit.chunk, hit.score));
     let chunks = rank_chunks(index, query.vector, from_statements.chain(from_chunks), depth);
     let traced = statements
         .iter()
         .take(TRACED_STATEMENTS)
-        .map(|h| TraceNode::new(index.corpus(), NodeKind::Relation, h.row, h.score))
+        .map(|h| TraceNode::new(index.corpus(), NodeKind::Relation, h.id, h.score))
         .collect();
     Retrieval { chunks, steps: vec![Step::seeds("statements nearest the query", traced)] }
 }

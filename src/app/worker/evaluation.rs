@@ -6,7 +6,7 @@ use crate::app::browser;
 use crate::app::protocol::{Evaluation, FileBytes, Progress, Task};
 use crate::corpus::SourceFile;
 use crate::embed::TextEmbedder;
-use crate::eval::dataset::Labels;
+use crate::eval::dataset::{DatasetError, DatasetFolder, read_file, read_labels};
 use crate::eval::{EvalSettings, MetricKind};
 use crate::retrieve::Method;
 use crate::store::IndexedCorpus;
@@ -25,23 +25,16 @@ pub(super) struct EvaluationRequest {
     pub cutoffs: Vec<usize>,
 }
 
-impl EvaluationRequest {
-    /// The folder's file named `name` (at any depth: a picked folder's paths start with its own name), or its
-    /// gzipped form, as text.
-    fn text(&self, name: &str) -> Result<(String, String), String> {
-        let gzipped = format!("{name}.gz");
-        let file = self
-            .files
-            .iter()
-            .find(|f| [name, gzipped.as_str()].iter().any(|n| f.path == *n || f.path.ends_with(&format!("/{n}"))))
-            .ok_or_else(|| {
-                format!(
-                    "{name}: not in the folder (a BEIR-layout folder holds corpus.jsonl, queries.jsonl and \
-                     qrels/<split>.tsv, each optionally gzipped)"
-                )
-            })?;
-        let text = crate::eval::dataset::file_text(&file.path, file.bytes.clone()).map_err(|e| e.to_string())?;
-        Ok((file.path.clone(), text))
+/// The picked folder as a labelled folder: a file is found at any depth, since a picked folder's paths
+/// start with the folder's own name.
+impl DatasetFolder for EvaluationRequest {
+    fn describe(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, DatasetError> {
+        let inside = format!("/{name}");
+        Ok(self.files.iter().find(|f| f.path == name || f.path.ends_with(&inside)).map(|f| f.bytes.clone()))
     }
 }
 
@@ -55,8 +48,7 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
     if request.cutoffs.iter().any(|&k| k == 0 || k > crate::eval::RUN_DEPTH) {
         return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
     }
-    let (queries, qrels) = (request.text("queries.jsonl")?, request.text(&format!("qrels/{}.tsv", request.split))?);
-    let labels = Labels::parse((&queries.0, &queries.1), (&qrels.0, &qrels.1)).map_err(|e| e.to_string())?;
+    let labels = read_labels(&request, &request.split).map_err(|e| e.to_string())?;
     let index = evaluation_index(&request).await?;
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
     with_engine(|engine| {
@@ -84,9 +76,9 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
 async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, IndexedCorpus), String> {
     let corpus = match &request.snapshot {
         Some(_) => None,
-        None => Some(request.text("corpus.jsonl")?),
+        None => Some(read_file(request, "corpus.jsonl").map_err(|e| e.to_string())?),
     };
-    let source = request.snapshot.as_deref().unwrap_or_else(|| corpus.as_ref().map_or(&[][..], |c| c.1.as_bytes()));
+    let source = request.snapshot.as_deref().unwrap_or_else(|| corpus.as_ref().map_or(&[][..], |c| c.1.as_slice()));
     let key = blake3::hash(source);
     if let Some(cached) = with_engine(|engine| engine.evaluated.take().filter(|(k, _)| *k == key))? {
         return Ok(cached);
@@ -97,9 +89,9 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
         with_engine(|engine| index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}")))??;
         return Ok((key, index));
     }
-    let (name, text) = corpus.unwrap_or_default();
+    let (name, bytes) = corpus.unwrap_or_default();
     let base = Base::Fresh { settings: crate::store::IndexSettings::default(), reuse_vectors_of: None };
-    let file = SourceFile::new("corpus.jsonl", text.into_bytes());
+    let file = SourceFile::new("corpus.jsonl", bytes);
     let outcome = run_pipeline(base, std::iter::once(Ok(file))).await?;
     if let Some(error) = outcome.report.errors.first() {
         return Err(format!("{name}: {}", error.failure));

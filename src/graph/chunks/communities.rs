@@ -75,8 +75,8 @@ pub(super) fn nearest_communities_approximately(
     for (a, vector) in vectors.iter().enumerate() {
         // Every candidate the search examined: communities of the same document may crowd the first `keep`.
         let hits = index.search(stored, vector, params.ef_search);
-        let others = hits.into_iter().filter(|hit| communities[hit.row as usize].document != communities[a].document);
-        pairs.extend(others.take(keep).map(|hit| (a.min(hit.row as usize), a.max(hit.row as usize), hit.score)));
+        let others = hits.into_iter().filter(|hit| communities[hit.id as usize].document != communities[a].document);
+        pairs.extend(others.take(keep).map(|hit| (a.min(hit.id as usize), a.max(hit.id as usize), hit.score)));
     }
     // Each pair once, as the exact scan offers it, however many of its two ends found it.
     pairs.sort_by_key(|&(a, b, _)| (a, b));

@@ -55,7 +55,7 @@ fn flat_and_hnsw_agree_on_small_sets() {
     for kind in [VectorIndexKind::Flat, VectorIndexKind::Hnsw] {
         let index = VectorIndex::build_kind(&store, rows.clone(), kind);
         let hits = index.search(&store, &query, 3);
-        assert_eq!(hits.iter().map(|h| h.row).collect::<Vec<_>>(), vec![2, 0, 1], "{kind:?}");
+        assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![2, 0, 1], "{kind:?}");
     }
 }
 /// Enough points for upper HNSW layers (`instant-distance` adds one from about 111 points).

@@ -42,7 +42,7 @@ pub fn resume(
             Some(&entity) => Some(entity),
             None => {
                 let vector = embed(name)?;
-                nearest(index, &index.rows().entities, Query::new(name, &vector), 1).first().map(|hit| hit.row)
+                nearest(index, &index.rows().entities, Query::new(name, &vector), 1).first().map(|hit| hit.id)
             }
         };
         if let Some(entity) = found.filter(|e| !anchors.contains(e)) {
