@@ -11,6 +11,7 @@ pub mod analyzer;
 pub mod chat;
 pub mod corpus;
 pub mod embed;
+pub mod error;
 pub mod eval;
 pub mod generate;
 pub mod graph;

@@ -99,7 +99,7 @@ fn a_different_model_invalidates_reuse() {
     );
     assert_eq!(builder.reused(), 0);
     assert_eq!(builder.to_embed(), first.embeddings().len());
-    assert!(first.check_model(&other).unwrap_err().contains("re-index the documents"));
+    assert!(first.check_model(&other).unwrap_err().to_string().contains("re-index the documents"));
 }
 
 /// A model whose vectors are not the index's dimension (another encoder behind the same files).

@@ -100,7 +100,8 @@ fn allowed(url: &str) -> Result<(), Failure> {
     if generate::mixed_content(&page, url) {
         return Err(Failure::MixedContent { url: url.into() });
     }
-    let origin = endpoint_origin(url).map_err(|reason| Failure::Unreachable { url: url.into(), reason })?;
+    let origin =
+        endpoint_origin(url).map_err(|reason| Failure::Unreachable { url: url.into(), reason: reason.to_string() })?;
     if origin != page_origin() && allowed_origins().is_some_and(|allowed| !allowed.contains(&origin)) {
         return Err(Failure::NotAllowedYet { origin });
     }

@@ -105,7 +105,7 @@ pub fn stored_origin() -> Option<String> {
 pub fn save(settings: &LlmSettings, api_key: &str) -> Result<bool, String> {
     let origin = match settings.base_url.trim() {
         "" => None,
-        url => Some(endpoint_origin(url)?),
+        url => Some(endpoint_origin(url).map_err(|e| e.to_string())?),
     };
     if !has_local_storage() {
         return Err("this browser keeps no local storage for this page".into());

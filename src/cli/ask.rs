@@ -60,17 +60,17 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let endpoint = endpoint(&args)?;
     let instructions = match &args.prompt_file {
         Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => PromptStyle::parse(&args.style)?.instructions().to_string(),
+        None => PromptStyle::parse(&args.style).map_err(|e| e.to_string())?.instructions().to_string(),
     };
     let method: Method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
     let index = super::load_snapshot(&args.snapshot)?;
     let embedder = super::load_embedder(model_dir)?;
-    index.check_model(embedder.identity())?;
+    index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
     let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
     let timeout = Duration::from_secs(args.timeout);
     let hits = match &args.assist {
         Some(assist) => {
-            let assist = Assist::parse(assist)?;
+            let assist = Assist::parse(assist).map_err(|e| e.to_string())?;
             let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
             assisted(
                 &index,
@@ -123,7 +123,8 @@ fn assisted(
 }
 
 fn endpoint(args: &AskArgs) -> Result<Endpoint, String> {
-    let mut endpoint = Endpoint::new(Provider::parse(&args.provider)?, &args.endpoint, &args.model);
+    let mut endpoint =
+        Endpoint::new(Provider::parse(&args.provider).map_err(|e| e.to_string())?, &args.endpoint, &args.model);
     endpoint.temperature = args.temperature;
     endpoint.max_tokens = args.max_tokens;
     if let Some(variable) = &args.api_key_env {

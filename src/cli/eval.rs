@@ -76,7 +76,7 @@ pub fn load_labelled(
     let index = match snapshot {
         Some(path) => {
             let index = load_snapshot(path)?;
-            index.check_model(embedder.identity())?;
+            index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
             index
         }
         None => cached_index(dir, &name, &embedder, fresh)?,

@@ -264,7 +264,7 @@ fn query(
     let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
-    index.check_model(embedder.identity())?;
+    index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
     let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
     let (chunks, trace) = method.trace(&index, retrieve::Query::new(text, &vector), k, k);

@@ -14,6 +14,8 @@ pub mod stream;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::UnknownName;
+
 pub use citations::{cited, sources_list};
 pub use markdown::answer_html;
 pub use prompt::{ContextChunk, Message, PromptStyle, build_messages};
@@ -32,11 +34,11 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownName> {
         match name.to_ascii_lowercase().as_str() {
             "openai" | "openai-compatible" => Ok(Provider::OpenAi),
             "ollama" => Ok(Provider::Ollama),
-            other => Err(format!("unknown provider `{other}` (openai or ollama)")),
+            other => Err(UnknownName { kind: "provider", name: other.to_string(), known: "openai or ollama".into() }),
         }
     }
 }
@@ -79,8 +81,8 @@ impl Endpoint {
 /// `scheme://host[:port]` of an endpoint's base URL, lower-cased: what a Content-Security-Policy names to let
 /// the page reach it. Only `http` and `https` URLs of a plain host name, IPv4 or bracketed IPv6 address, with
 /// no user name in them, have one, so that the origin can go into a policy as it is.
-pub fn endpoint_origin(base_url: &str) -> Result<String, String> {
-    let refused = |why: &str| format!("`{base_url}` is not an endpoint address: {why}");
+pub fn endpoint_origin(base_url: &str) -> Result<String, NotAnEndpoint> {
+    let refused = |why: &'static str| NotAnEndpoint { address: base_url.to_string(), why };
     let trimmed = base_url.trim();
     let (scheme, rest) = trimmed.split_once("://").ok_or_else(|| refused("it needs http:// or https://"))?;
     let scheme = scheme.to_ascii_lowercase();
@@ -103,6 +105,14 @@ pub fn endpoint_origin(base_url: &str) -> Result<String, String> {
         return Err(refused("its port is not a number"));
     }
     Ok(format!("{scheme}://{authority}"))
+}
+
+/// An address that cannot name an endpoint's origin, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{address}` is not an endpoint address: {why}")]
+pub struct NotAnEndpoint {
+    pub address: String,
+    pub why: &'static str,
 }
 
 /// Whether a page at `page_url` is blocked from calling `endpoint_url` as mixed content: an https page and

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::chat::Message;
+use crate::error::UnknownName;
 
 /// A passage of the context as the model sees it: `[n] Page › Section › #k` then its text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,11 +21,11 @@ pub enum PromptStyle {
 }
 
 impl PromptStyle {
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownName> {
         match name {
             "brief" => Ok(PromptStyle::Brief),
             "detailed" => Ok(PromptStyle::Detailed),
-            other => Err(format!("unknown answer style `{other}` (brief or detailed)")),
+            other => Err(UnknownName { kind: "answer style", name: other.into(), known: "brief or detailed".into() }),
         }
     }
 

@@ -4,6 +4,12 @@ use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    let crate::index::bm25::Bm25Params { k1, b } = crate::index::bm25::Bm25Params::default();
+    format!("Okapi BM25 (k1 {k1}, b {b}), English analyzer (seed 004)")
+}
+
 /// The `k` chunks BM25 scores best for the query's text.
 pub fn bm25(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
     let search = || index.bm25().search(query.text, k).into_iter().map(ScoredChunk::from).collect();

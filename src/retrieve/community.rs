@@ -17,6 +17,14 @@ use crate::store::IndexedCorpus;
 pub const SEED_COMMUNITIES: usize = 15;
 pub const POOL_COMMUNITIES: usize = 30;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!(
+        "{SEED_COMMUNITIES} chunk-graph communities by hybrid search, one similarity hop to {POOL_COMMUNITIES}, hybrid \
+         search in their chunks (seed 004)"
+    )
+}
+
 pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let seeds = seed_communities(index, query);
     let expansions = expand(index, &seeds);

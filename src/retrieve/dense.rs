@@ -4,6 +4,11 @@ use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 use crate::store::IndexedCorpus;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    "cosine of query and chunk embeddings (seed 000)".to_string()
+}
+
 /// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW).
 pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
     let search = || {

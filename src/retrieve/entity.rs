@@ -9,6 +9,11 @@ use crate::store::IndexedCorpus;
 /// Entities taken (seed 000).
 pub const ENTITIES: usize = 5;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!("chunks citing the {ENTITIES} entities nearest the query (seed 000)")
+}
+
 pub fn entity(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let entities = nearest(index, &index.rows().entities, query, ENTITIES);
     let scored = entities.iter().flat_map(|hit| {

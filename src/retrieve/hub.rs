@@ -63,6 +63,11 @@ fn hubs(index: &IndexedCorpus, query: Query<'_>) -> Vec<Hub> {
     hubs
 }
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!("documents as hubs of verbalised relation paths, α = {ALPHA} weighted mean (seed 001)")
+}
+
 pub fn hub(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus();
     let hubs = hubs(index, query);

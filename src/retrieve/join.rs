@@ -159,6 +159,12 @@ impl Join {
     }
 }
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    "named and best-matching pages joined with their neighbours, ranked by anchor–neighbour pairs (seed 002)"
+        .to_string()
+}
+
 pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     join_with_anchors(index, query, index.gazetteer().find(query.text), depth)
 }

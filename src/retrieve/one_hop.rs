@@ -25,6 +25,11 @@ pub fn linked_documents(index: &IndexedCorpus, document: DocId) -> Vec<DocId> {
         .collect()
 }
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    "baseline: RRF plus the documents one title mention away".to_string()
+}
+
 pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus();
     let fusion_depth = FUSION_DEPTH.max(depth);

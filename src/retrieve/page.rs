@@ -8,6 +8,11 @@ use crate::store::IndexedCorpus;
 /// Pages taken (seed 000).
 pub const PAGES: usize = 3;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!("chunks of the {PAGES} pages nearest the query (seed 000)")
+}
+
 pub fn page(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let pages = nearest(index, &index.rows().pages, query, PAGES);
     let scored = pages.iter().flat_map(|hit| index.corpus().document_chunks(hit.id).map(move |c| (c, hit.score)));

@@ -158,6 +158,11 @@ pub(crate) fn tier_chunks(index: &IndexedCorpus, nodes: &[EntityId]) -> Vec<Chun
     Vec::new()
 }
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!("{SEEDS} seed entities grown to {SUBGRAPH_SIZE}-node subgraphs by comparison embeddings (seed 000)")
+}
+
 pub fn path(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let corpus = &index.corpus();
     let seeds = nearest(index, &index.rows().entities, query, SEEDS);

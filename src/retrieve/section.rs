@@ -10,6 +10,11 @@ use crate::store::IndexedCorpus;
 /// Sections (or pages) taken (seed 000).
 pub const SECTIONS: usize = 5;
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    format!("direct chunks of the {SECTIONS} sections or pages nearest the query (seed 000)")
+}
+
 pub fn section(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let sections = nearest(index, &index.rows().sections, query, SECTIONS)
         .into_iter()

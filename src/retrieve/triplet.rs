@@ -20,6 +20,11 @@ pub fn stating_chunk(index: &IndexedCorpus, relation: usize) -> Option<ChunkId> 
     })
 }
 
+/// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
+pub fn description() -> String {
+    "verbalised relations ranked with the chunks (seed 003)".to_string()
+}
+
 pub fn triplet(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
     let statements = nearest(index, &index.rows().statements, query, depth);
     let from_statements =

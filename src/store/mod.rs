@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer};
 use crate::embed::{EmbedError, ModelIdentity};
+use crate::error::ModelMismatch;
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
@@ -275,14 +276,10 @@ impl IndexedCorpus {
     }
 
     /// Fails when the snapshot was embedded by a different model than `embedder`.
-    pub fn check_model(&self, model: &ModelIdentity) -> Result<(), String> {
-        if &self.model == model {
-            Ok(())
-        } else {
-            Err(format!(
-                "this index was embedded with `{}` (model {}), but the loaded model is `{}` (model {}); re-index the documents",
-                self.model.name, self.model.model_hash, model.name, model.model_hash
-            ))
+    pub fn check_model(&self, model: &ModelIdentity) -> Result<(), ModelMismatch> {
+        match &self.model == model {
+            true => Ok(()),
+            false => Err(ModelMismatch { index: self.model.clone(), loaded: model.clone() }),
         }
     }
 }

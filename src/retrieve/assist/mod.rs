@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::Message;
+use crate::error::UnknownName;
 use crate::retrieve::{Method, Query, Retrieval, Retriever, RetrieverTrace, ScoredChunk, Step, Trace, TracedChunk};
 use crate::store::IndexedCorpus;
 
@@ -53,10 +54,11 @@ impl Assist {
         }
     }
 
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownName> {
         Self::ALL.into_iter().find(|a| a.name() == name.trim().to_ascii_lowercase()).ok_or_else(|| {
             let names: Vec<&str> = Self::ALL.iter().map(|a| a.name()).collect();
-            format!("unknown LLM-assisted retrieval `{name}` (one of: {})", names.join(", "))
+            let known = format!("one of: {}", names.join(", "));
+            UnknownName { kind: "LLM-assisted retrieval", name: name.to_string(), known }
         })
     }
 }
@@ -232,6 +234,6 @@ mod tests {
     #[test]
     fn names_are_parsed() {
         assert_eq!(Assist::parse("CoT").unwrap(), Assist::Cot);
-        assert!(Assist::parse("magic").unwrap_err().contains("traverser, parsing, cot"));
+        assert!(Assist::parse("magic").unwrap_err().to_string().contains("traverser, parsing, cot"));
     }
 }
