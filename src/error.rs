@@ -22,6 +22,6 @@ pub struct UnknownName {
     index.name, index.model_hash, loaded.name, loaded.model_hash
 )]
 pub struct ModelMismatch {
-    pub index: ModelIdentity,
-    pub loaded: ModelIdentity,
+    pub index: Box<ModelIdentity>,
+    pub loaded: Box<ModelIdentity>,
 }

@@ -279,7 +279,7 @@ impl IndexedCorpus {
     pub fn check_model(&self, model: &ModelIdentity) -> Result<(), ModelMismatch> {
         match &self.model == model {
             true => Ok(()),
-            false => Err(ModelMismatch { index: self.model.clone(), loaded: model.clone() }),
+            false => Err(ModelMismatch { index: Box::new(self.model.clone()), loaded: Box::new(model.clone()) }),
         }
     }
 }
