@@ -26,7 +26,7 @@ pub struct EvalArgs {
     /// Cut-offs, comma-separated.
     #[arg(short = 'k', value_delimiter = ',', default_value = "10")]
     cutoffs: Vec<usize>,
-    /// Comma-separated: ndcg, mrr, recall, precision, hit, coverage.
+    /// Metrics, comma-separated (the choices are listed at run time).
     #[arg(long, value_delimiter = ',', default_value = "ndcg,mrr,recall,precision,hit,coverage")]
     metrics: Vec<String>,
     /// Print the report (with per-question values) as JSON.
@@ -124,10 +124,7 @@ fn eval_settings(args: &EvalArgs) -> Result<EvalSettings, String> {
     let kinds = args
         .metrics
         .iter()
-        .map(|m| {
-            MetricKind::parse(m)
-                .ok_or_else(|| format!("unknown metric `{m}` (known: ndcg, mrr, recall, precision, hit, coverage)"))
-        })
+        .map(|m| MetricKind::parse(m).ok_or_else(|| format!("unknown metric `{m}` (known: {})", MetricKind::choices())))
         .collect::<Result<Vec<_>, _>>()?;
     if args.cutoffs.iter().any(|&k| k == 0 || k > eval::RUN_DEPTH) {
         return Err(format!("every -k must be between 1 and {}", eval::RUN_DEPTH));

@@ -105,7 +105,10 @@ fn parse_arguments() -> Cli {
     let command = Cli::command()
         .mut_subcommand("query", |query| query.mut_arg("method", |arg| arg.help(methods.clone())))
         .mut_subcommand("ask", |ask| ask.mut_arg("method", |arg| arg.help(methods)))
-        .mut_subcommand("eval", |eval| eval.mut_arg("retrievers", |arg| arg.help(retrievers)));
+        .mut_subcommand("eval", |eval| {
+            let metrics = format!("Metrics, comma-separated: {}", quire::eval::MetricKind::choices());
+            eval.mut_arg("retrievers", |arg| arg.help(retrievers)).mut_arg("metrics", |arg| arg.help(metrics))
+        });
     Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
 }
 

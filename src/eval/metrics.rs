@@ -38,6 +38,23 @@ impl MetricKind {
         }
     }
 
+    /// The name the command line takes (`parse` also takes a few short forms).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ndcg => "ndcg",
+            Self::Mrr => "mrr",
+            Self::Recall => "recall",
+            Self::Precision => "precision",
+            Self::Hit => "hit",
+            Self::Coverage => "coverage",
+        }
+    }
+
+    /// Every name, for help texts and errors: `ndcg, mrr, …`.
+    pub fn choices() -> String {
+        Self::ALL.map(Self::name).join(", ")
+    }
+
     /// Names accepted on the command line.
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name.trim().to_ascii_lowercase().as_str() {
@@ -171,6 +188,10 @@ mod tests {
     fn names_parse_and_print() {
         assert_eq!(MetricKind::parse("coverage"), Some(MetricKind::Coverage));
         assert_eq!(MetricKind::parse("nope"), None);
+        for kind in MetricKind::ALL {
+            assert_eq!(MetricKind::parse(kind.name()), Some(kind), "{}", kind.name());
+        }
+        assert_eq!(MetricKind::choices(), "ndcg, mrr, recall, precision, hit, coverage");
         assert_eq!(at(MetricKind::Ndcg, 10).to_string(), "nDCG@10");
     }
 }
