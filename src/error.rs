@@ -1,8 +1,7 @@
-//! Errors more than one layer gives: a name that names nothing known (a provider, an answer style, an
-//! LLM-assisted retrieval), and an index embedded by another model than the one loaded. Each layer's own
-//! failures live with it (`corpus::IngestFailure`, `store::SnapshotError`, `retrieve::MethodError`, …).
-
-use crate::embed::ModelIdentity;
+//! Errors several layers give, in a leaf every layer may use: a name that names nothing known (a provider,
+//! an answer style, an LLM-assisted retrieval), and a part of an index that does not hang together with the
+//! rest (what a crafted or damaged snapshot holds). Each layer's own failures live with it
+//! (`corpus::IngestFailure`, `store::SnapshotError`, `store::ModelMismatch`, `retrieve::MethodError`, …).
 
 /// A name that is none of the `known` things of its `kind`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -14,14 +13,20 @@ pub struct UnknownName {
     pub known: String,
 }
 
-/// An index whose vectors another model made: searching it with this model's query vectors would rank
-/// nonsense.
+/// Why a part of an index (the corpus, a vector index, BM25, the chunk graph) does not hang together with
+/// the rest: `a chunk outside its document`. A snapshot that decodes into such parts is refused with it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "this index was embedded with `{}` (model {}), but the loaded model is `{}` (model {}); re-index the documents",
-    index.name, index.model_hash, loaded.name, loaded.model_hash
-)]
-pub struct ModelMismatch {
-    pub index: Box<ModelIdentity>,
-    pub loaded: Box<ModelIdentity>,
+#[error("{0}")]
+pub struct Inconsistent(pub String);
+
+impl From<&str> for Inconsistent {
+    fn from(problem: &str) -> Self {
+        Inconsistent(problem.to_string())
+    }
+}
+
+impl From<String> for Inconsistent {
+    fn from(problem: String) -> Self {
+        Inconsistent(problem)
+    }
 }

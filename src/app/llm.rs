@@ -161,7 +161,7 @@ pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, 
     let response = send(endpoint, &request, &call, timeout_s).await?;
     let body = body_text(&response).await;
     parse_models(endpoint.provider, &body)
-        .map_err(|reason| Failure::Stream(StreamError::Malformed { expected: "model list", line: reason }))
+        .map_err(|reason| Failure::Stream(StreamError::Malformed { expected: "model list", line: reason.to_string() }))
 }
 
 /// The connection test: the model list (server, CORS, key), the model in it, then a short streamed answer

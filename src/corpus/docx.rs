@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use roxmltree::Node;
 
+use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder, LinkKind, Metadata};
 use super::package::{self, Nested, Package, parse_xml};
 use super::table::table_rows;
@@ -24,7 +25,7 @@ enum Role {
     Body,
 }
 
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     let mut package = Package::open(bytes, "DOCX")?;
     let body_xml = package.required("word/document.xml")?;
     let styles = match package.part("word/styles.xml")? {

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use roxmltree::Node;
 use scraper::{Html, Selector};
 
+use super::Malformed;
 use super::document::{DocumentBuilder, Metadata, collapse_whitespace};
 use super::package::{self, Package, parse_xml};
 
@@ -40,7 +41,7 @@ impl Item {
 /// EPUB 3's navigation document, parsed, and the folder its hrefs start from.
 type Nav<'x> = (roxmltree::Document<'x>, &'x str);
 
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     let mut package = Package::open(bytes, "EPUB")?;
     let container = package.required("META-INF/container.xml")?;
     let container = parse_xml(&container, "META-INF/container.xml")?;
@@ -188,7 +189,7 @@ fn table_of_contents(
     opf: &roxmltree::Document,
     items: &HashMap<&str, Item>,
     nav: Option<&Nav>,
-) -> Result<Vec<Entry>, String> {
+) -> Result<Vec<Entry>, Malformed> {
     let toc = nav.and_then(|(document, directory)| {
         let toc = document
             .descendants()

@@ -99,6 +99,30 @@ pub enum IngestFailure {
     Unreadable(String),
 }
 
+/// Why a file's content could not be read as its format, in the format parser's words (`not a valid DOCX
+/// file: word/document.xml is missing`); becomes [`IngestFailure::Malformed`] for that file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(pub String);
+
+impl From<String> for Malformed {
+    fn from(reason: String) -> Self {
+        Malformed(reason)
+    }
+}
+
+impl From<&str> for Malformed {
+    fn from(reason: &str) -> Self {
+        Malformed(reason.to_string())
+    }
+}
+
+impl From<Malformed> for IngestFailure {
+    fn from(malformed: Malformed) -> Self {
+        IngestFailure::Malformed(malformed.0)
+    }
+}
+
 /// A failure that names its file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IngestError {
@@ -240,7 +264,7 @@ pub fn parse_file(file: &SourceFile, settings: &CorpusSettings) -> Result<Parsed
 fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, IngestFailure> {
     let packaged = match format {
         Format::Pdf => {
-            Some(pdf::parse as fn(&[u8], &mut document::DocumentBuilder) -> Result<document::Metadata, String>)
+            Some(pdf::parse as fn(&[u8], &mut document::DocumentBuilder) -> Result<document::Metadata, Malformed>)
         }
         Format::Docx => Some(docx::parse as _),
         Format::Odt => Some(odt::parse as _),
@@ -249,7 +273,7 @@ fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, I
     };
     if let Some(parse) = packaged {
         let mut builder = document::DocumentBuilder::new();
-        let metadata = parse(&file.bytes, &mut builder).map_err(IngestFailure::Malformed)?;
+        let metadata = parse(&file.bytes, &mut builder)?;
         return Ok(single_document(file, format, builder, metadata, Vec::new()));
     }
     let decoded = encoding::decode(&file.bytes, text_format_name(format))?;
@@ -288,7 +312,7 @@ fn parse_text_format(
         Format::Csv | Format::Tsv => {
             let delimiter = if format == Format::Csv { b',' } else { b'\t' };
             let section = file.path.rsplit(['/', '\\']).next().unwrap_or(&file.path);
-            let warnings = table::parse(text, delimiter, section, builder).map_err(IngestFailure::Malformed)?;
+            let warnings = table::parse(text, delimiter, section, builder)?;
             let title = Some(document::title_from_file_name(&file.path));
             (document::Metadata { title, ..Default::default() }, warnings)
         }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use roxmltree::Node;
 
+use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder, LinkKind, Metadata, collapse_whitespace};
 use super::package::{self, Nested, Package, children, parse_xml};
 use super::table::table_rows;
@@ -16,7 +17,7 @@ const TABLE: &str = "urn:oasis:names:tc:opendocument:xmlns:table:1.0";
 const STYLE: &str = "urn:oasis:names:tc:opendocument:xmlns:style:1.0";
 const XLINK: &str = "http://www.w3.org/1999/xlink";
 
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     let mut package = Package::open(bytes, "ODT")?;
     let content_xml = package.required("content.xml")?;
     let meta_title = match package.part("meta.xml")? {

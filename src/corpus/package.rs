@@ -6,6 +6,8 @@ use std::io::{Cursor, Read};
 
 use roxmltree::{Document, Node, ParsingOptions};
 
+use super::Malformed;
+
 /// The most bytes one part may inflate to, and all the parts of one file together.
 const MAX_PART_BYTES: u64 = 64 * 1024 * 1024;
 const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
@@ -25,23 +27,25 @@ pub struct Package<'a> {
 }
 
 impl<'a> Package<'a> {
-    pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Self, String> {
+    pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Self, Malformed> {
         let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| format!("not a valid {kind} file ({e})"))?;
         Ok(Package { archive, kind, inflated: 0 })
     }
 
     /// The part `name` as text; `None` when the archive has no such part.
-    pub fn part(&mut self, name: &str) -> Result<Option<String>, String> {
+    pub fn part(&mut self, name: &str) -> Result<Option<String>, Malformed> {
         let kind = self.kind;
         let mut file = match self.archive.by_name(name) {
             Ok(file) => file,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-            Err(e) => return Err(format!("unreadable {kind} part {name}: {e}")),
+            Err(e) => return Err(format!("unreadable {kind} part {name}: {e}").into()),
         };
         // What one part may inflate to: its own limit, and what is left of the file's.
         let limit = MAX_PART_BYTES.min(MAX_TOTAL_BYTES.saturating_sub(self.inflated));
         if file.size() > limit {
-            return Err(format!("{kind} part {name} inflates to {} bytes, above the limit of {limit}", file.size()));
+            return Err(
+                format!("{kind} part {name} inflates to {} bytes, above the limit of {limit}", file.size()).into()
+            );
         }
         let mut bytes = Vec::new();
         (&mut file)
@@ -49,16 +53,16 @@ impl<'a> Package<'a> {
             .read_to_end(&mut bytes)
             .map_err(|e| format!("unreadable {kind} part {name}: {e}"))?;
         if bytes.len() as u64 > limit {
-            return Err(format!("{kind} part {name} inflates past the limit of {limit} bytes"));
+            return Err(format!("{kind} part {name} inflates past the limit of {limit} bytes").into());
         }
         self.inflated += bytes.len() as u64;
-        String::from_utf8(bytes).map(Some).map_err(|_| format!("{kind} part {name} is not UTF-8 XML"))
+        String::from_utf8(bytes).map(Some).map_err(|_| Malformed(format!("{kind} part {name} is not UTF-8 XML")))
     }
 
     /// A part the format cannot do without.
-    pub fn required(&mut self, name: &str) -> Result<String, String> {
+    pub fn required(&mut self, name: &str) -> Result<String, Malformed> {
         let kind = self.kind;
-        self.part(name)?.ok_or_else(|| format!("not a valid {kind} file: {name} is missing"))
+        self.part(name)?.ok_or_else(|| Malformed(format!("not a valid {kind} file: {name} is missing")))
     }
 }
 
@@ -86,9 +90,9 @@ pub fn keep_first_title(title: &mut Option<String>, paragraph_text: &str) {
 }
 
 /// Parses a part's XML; DTDs are allowed (EPUB 2's NCX has one), external entities are never fetched.
-pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, String> {
+pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, Malformed> {
     let options = ParsingOptions { allow_dtd: true, nodes_limit: MAX_NODES, ..ParsingOptions::default() };
-    Document::parse_with_options(text, options).map_err(|e| format!("{part} is not well-formed XML: {e}"))
+    Document::parse_with_options(text, options).map_err(|e| Malformed(format!("{part} is not well-formed XML: {e}")))
 }
 
 /// The first `dc:title` in a metadata part, whitespace collapsed.

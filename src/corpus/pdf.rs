@@ -13,13 +13,14 @@ use std::collections::HashMap;
 
 use pdf_extract::{MediaBox, Object, OutputDev, OutputError, Transform};
 
+use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder, Metadata, collapse_whitespace};
 
 mod headings;
 
 use headings::{Headings, body_size, headings_from_layout, headings_from_outline, normalised, without_numbering};
 
-pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, String> {
+pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     let read = || read_pdf(bytes);
     // pdf-extract panics on some malformed files instead of returning an error. Natively the unwind is
     // caught here, so one bad PDF cannot take the others down; the process-wide panic hook is left alone
@@ -64,7 +65,7 @@ pub fn outline_recovered(outline: &[(usize, String)], section_titles: &[&str]) -
 
 type Read = (Vec<Vec<Line>>, Vec<(usize, String, usize)>, Option<String>);
 
-fn read_pdf(bytes: &[u8]) -> Result<Read, String> {
+fn read_pdf(bytes: &[u8]) -> Result<Read, Malformed> {
     let unreadable = |e: &dyn std::fmt::Display| format!("unreadable PDF: {e}");
     let mut document = pdf_extract::Document::load_mem(bytes).map_err(|e| unreadable(&e))?;
     if document.is_encrypted() {

@@ -1,6 +1,7 @@
 //! CSV and TSV files: the table is one section, each row one chunk rendered as `header: value; ...`
 //! (row-level chunking, seed 004 §6).
 
+use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder};
 
 /// Lays out the rows; returns warnings for rows that could not be read.
@@ -9,7 +10,7 @@ pub fn parse(
     delimiter: u8,
     section_title: &str,
     builder: &mut DocumentBuilder,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Malformed> {
     let mut reader =
         csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
     let header: Vec<String> =

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CorpusSettings;
 use super::document::{Document, Span};
+use crate::error::Inconsistent;
 
 pub type DocId = u32;
 pub type SectionId = u32;
@@ -115,7 +116,7 @@ pub struct Corpus {
 impl Corpus {
     /// Whether every reference between records is in range and every span lies on character boundaries of
     /// its document: what a decoded snapshot must satisfy before anything indexes into it.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Inconsistent> {
         let (documents, sections, chunks, entities) =
             (self.documents.len(), self.sections.len(), self.chunks.len(), self.entities.len());
         let span_fits = |doc: u32, span: Span| {
@@ -268,6 +269,6 @@ pub(super) fn join_context(context: &str, heading: &str) -> String {
     if context.is_empty() { heading.to_string() } else { format!("{context} > {heading}") }
 }
 
-fn ensure(condition: bool, problem: &str) -> Result<(), String> {
-    if condition { Ok(()) } else { Err(problem.to_string()) }
+fn ensure(condition: bool, problem: &str) -> Result<(), Inconsistent> {
+    if condition { Ok(()) } else { Err(problem.into()) }
 }

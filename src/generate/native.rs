@@ -54,7 +54,7 @@ pub fn list_models(endpoint: &Endpoint, timeout: Duration) -> Result<Vec<String>
     if status != 200 {
         return Err(failure_for_status(endpoint, status, &body));
     }
-    super::parse_models(endpoint.provider, &body).map_err(|message| Failure::Http { status, message })
+    super::parse_models(endpoint.provider, &body).map_err(|e| Failure::Http { status, message: e.to_string() })
 }
 
 /// Asks for a streamed answer; `on_text` gets each piece as it arrives; returns the whole answer.

@@ -60,14 +60,20 @@ pub fn models_request(endpoint: &Endpoint) -> HttpRequest {
     HttpRequest { method: "GET", url, headers: headers(endpoint, false), body: None }
 }
 
+/// A model list response that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MalformedModelList(String);
+
 /// Model names from a model list response.
-pub fn parse_models(provider: Provider, body: &str) -> Result<Vec<String>, String> {
-    let value: Value = serde_json::from_str(body).map_err(|e| format!("the model list is not JSON ({e})"))?;
+pub fn parse_models(provider: Provider, body: &str) -> Result<Vec<String>, MalformedModelList> {
+    let not_json = |e: serde_json::Error| MalformedModelList(format!("the model list is not JSON ({e})"));
+    let value: Value = serde_json::from_str(body).map_err(not_json)?;
     let (list, key) = match provider {
         Provider::OpenAi => (&value["data"], "id"),
         Provider::Ollama => (&value["models"], "name"),
     };
-    let list = list.as_array().ok_or("the model list has no models array")?;
+    let list = list.as_array().ok_or_else(|| MalformedModelList("the model list has no models array".into()))?;
     Ok(list.iter().filter_map(|model| model[key].as_str().map(str::to_string)).collect())
 }
 
@@ -99,6 +105,8 @@ mod tests {
         assert_eq!(parse_models(Provider::OpenAi, openai).unwrap(), ["qwen2.5-7b", "phi-4"]);
         let ollama = r#"{"models":[{"name":"llama3.2:latest","size":1}]}"#;
         assert_eq!(parse_models(Provider::Ollama, ollama).unwrap(), ["llama3.2:latest"]);
-        assert!(parse_models(Provider::Ollama, "<html>").unwrap_err().starts_with("the model list is not JSON"));
+        assert!(
+            parse_models(Provider::Ollama, "<html>").unwrap_err().to_string().starts_with("the model list is not JSON")
+        );
     }
 }

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Corpus, DocId};
+use crate::error::Inconsistent;
 use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors};
 
@@ -208,7 +209,7 @@ impl ChunkGraph {
 
     /// Whether decoded parts agree with each other and with a corpus of `documents` documents and `chunks`
     /// chunks embedded in `dimension` dimensions, so that nothing indexes out of range later.
-    pub fn check(&self, documents: usize, chunks: usize, dimension: usize) -> Result<(), String> {
+    pub fn check(&self, documents: usize, chunks: usize, dimension: usize) -> Result<(), Inconsistent> {
         let count = self.communities.len();
         if self.pagerank.len() != chunks || self.community_of.len() != chunks {
             return Err("the chunk graph does not cover every chunk".into());
@@ -226,7 +227,7 @@ impl ChunkGraph {
                 || community.chunks.is_empty()
                 || community.chunks.iter().any(|&c| self.community_of.get(c as usize) != Some(&(id as u32)))
             {
-                return Err(format!("community {id} does not match its chunks"));
+                return Err(format!("community {id} does not match its chunks").into());
             }
         }
         if self.links.iter().flatten().any(|l| l.community as usize >= count) {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Hit, top_k};
 use crate::analyzer::Analyzer;
+use crate::error::Inconsistent;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bm25Params {
@@ -76,9 +77,11 @@ impl Bm25Index {
     }
 
     /// Whether decoded data is internally consistent and indexes `documents` texts.
-    pub fn check(&self, documents: usize) -> Result<(), String> {
+    pub fn check(&self, documents: usize) -> Result<(), Inconsistent> {
         if self.doc_lengths.len() != documents {
-            return Err(format!("BM25 indexes {} texts where there are {documents} chunks", self.doc_lengths.len()));
+            return Err(
+                format!("BM25 indexes {} texts where there are {documents} chunks", self.doc_lengths.len()).into()
+            );
         }
         if self.terms.values().any(|&t| t as usize >= self.postings.len()) {
             return Err("BM25 term without postings".into());

@@ -6,6 +6,7 @@ use instant_distance::{Builder, HnswMap, Point, Search};
 use serde::{Deserialize, Serialize};
 
 use super::{Hit, top_k};
+use crate::error::Inconsistent;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct QuantizedVectors {
@@ -77,14 +78,15 @@ impl QuantizedVectors {
     }
 
     /// Whether decoded data is internally consistent (one code per dimension per vector).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Inconsistent> {
         if self.codes.len() != self.scales.len() * self.dimension {
             return Err(format!(
                 "{} vector codes for {} vectors of {} dimensions",
                 self.codes.len(),
                 self.scales.len(),
                 self.dimension
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -301,8 +303,8 @@ impl ZeroLinks {
     }
 }
 
-fn ensure(condition: bool, problem: &str) -> Result<(), String> {
-    if condition { Ok(()) } else { Err(problem.to_string()) }
+fn ensure(condition: bool, problem: &str) -> Result<(), Inconsistent> {
+    if condition { Ok(()) } else { Err(problem.into()) }
 }
 
 /// Whether every link of every node names a node below `bound`. A search reads a node's links up to the
@@ -313,7 +315,7 @@ fn links_below<'a, L: IntoIterator<Item = &'a u32>>(nodes: impl IntoIterator<Ite
 
 impl UncheckedVectorIndex {
     /// The index, if it indexes exactly `rows` of `store` and its HNSW graph (if any) is sound.
-    pub fn validate(self, rows: &[u32], store: &QuantizedVectors) -> Result<VectorIndex, String> {
+    pub fn validate(self, rows: &[u32], store: &QuantizedVectors) -> Result<VectorIndex, Inconsistent> {
         ensure(self.rows == rows, "the vector index does not index the chunks' embedding rows")?;
         ensure(rows.iter().all(|&r| (r as usize) < store.len()), "a vector index row beyond the stored vectors")?;
         let structure = match self.structure {
@@ -328,7 +330,7 @@ impl UncheckedVectorIndex {
 }
 
 impl HnswParts {
-    fn check(&self, rows: &[u32], store: &QuantizedVectors) -> Result<(), String> {
+    fn check(&self, rows: &[u32], store: &QuantizedVectors) -> Result<(), Inconsistent> {
         let graph = &self.hnsw;
         let n = rows.len();
         ensure(
@@ -349,7 +351,7 @@ impl HnswParts {
 
     /// Each layer holds a prefix of the points, no longer than the layer below (so the entry points a search
     /// carries down exist there), at least point 0 (where a search starts), and links only within itself.
-    fn check_links(&self) -> Result<(), String> {
+    fn check_links(&self) -> Result<(), Inconsistent> {
         let graph = &self.hnsw;
         let zero = graph.zero.iter().map(ZeroLinks::links);
         ensure(links_below(zero, graph.zero.len()), "an HNSW link beyond its layer")?;
@@ -364,9 +366,9 @@ impl HnswParts {
 
     /// `instant-distance` has no constructor from parts; its own decoder is the way in, over bytes that this
     /// twin writes exactly as it would.
-    fn into_map(self) -> Result<HnswMap<QuantizedPoint, u32>, String> {
+    fn into_map(self) -> Result<HnswMap<QuantizedPoint, u32>, Inconsistent> {
         let bytes = postcard::to_allocvec(&self).map_err(|e| e.to_string())?;
-        postcard::from_bytes(&bytes).map_err(|e| format!("HNSW graph: {e}"))
+        postcard::from_bytes(&bytes).map_err(|e| Inconsistent(format!("HNSW graph: {e}")))
     }
 }
 

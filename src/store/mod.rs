@@ -14,13 +14,25 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer};
 use crate::embed::{EmbedError, ModelIdentity};
-use crate::error::ModelMismatch;
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
 pub use builder::{IndexBuilder, node_texts};
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
+
+/// An index whose vectors another model made: searching it with this model's query vectors would rank
+/// nonsense.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "this index was embedded with `{}` (model {}), but the loaded model is `{}` (model {}); re-index the documents",
+    index.name, index.model_hash, loaded.name, loaded.model_hash
+)]
+pub struct ModelMismatch {
+    pub index: Box<ModelIdentity>,
+    pub loaded: Box<ModelIdentity>,
+}
+
 pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, plan_index, plan_update};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

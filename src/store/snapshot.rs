@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
+use crate::error::Inconsistent;
 use crate::graph::ChunkGraph;
 use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
@@ -83,7 +84,7 @@ type OwnedBody<G> =
 
 /// What a payload holds in place of the chunk graph: the graph itself, or nothing (version 4).
 trait StoredChunkGraph {
-    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), String>;
+    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), Inconsistent>;
     /// The chunk graph, built from the index's parts when the payload had none.
     fn into_chunk_graph(
         self,
@@ -95,7 +96,7 @@ trait StoredChunkGraph {
 }
 
 impl StoredChunkGraph for ChunkGraph {
-    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), String> {
+    fn check(&self, corpus: &Corpus, dimension: usize) -> Result<(), Inconsistent> {
         ChunkGraph::check(self, corpus.documents.len(), corpus.chunks.len(), dimension)
     }
 
@@ -105,7 +106,7 @@ impl StoredChunkGraph for ChunkGraph {
 }
 
 impl StoredChunkGraph for () {
-    fn check(&self, _: &Corpus, _: usize) -> Result<(), String> {
+    fn check(&self, _: &Corpus, _: usize) -> Result<(), Inconsistent> {
         Ok(())
     }
 
@@ -122,7 +123,7 @@ impl StoredChunkGraph for () {
 
 impl<G: StoredChunkGraph> OwnedBody<G> {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), Inconsistent> {
         self.corpus.check()?;
         let vectors = self.embeddings.vectors();
         vectors.check()?;
@@ -149,7 +150,7 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
     }
 
     /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
-    fn into_index(self) -> Result<IndexedCorpus, String> {
+    fn into_index(self) -> Result<IndexedCorpus, Inconsistent> {
         self.check()?;
         let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph } = self;
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
@@ -218,5 +219,5 @@ where
         return Err(SnapshotError::TrailingBytes { expected: actual - rest.len() as u64, actual });
     }
     // The checksum catches accidents; this catches a payload that decodes but does not hang together.
-    body.into_index().map_err(SnapshotError::Inconsistent)
+    body.into_index().map_err(|problem| SnapshotError::Inconsistent(problem.0))
 }

@@ -3,10 +3,12 @@
 
 use yaml_rust2::{Yaml, YamlLoader};
 
+use crate::corpus::Malformed;
+
 use super::*;
 
 /// Reads `title`, `aliases`, `type` and every other key whose values hold `[[Target]]` wiki links.
-pub(super) fn read(yaml: &str) -> Result<Metadata, String> {
+pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {
     let docs = YamlLoader::load_from_str(yaml).map_err(|e| format!("invalid YAML: {e}"))?;
     let Some(Yaml::Hash(map)) = docs.into_iter().next() else {
         return Ok(Metadata::default());

@@ -106,7 +106,7 @@ fn crafted_hnsw_graphs_are_refused() {
     let refused = |tamper: &dyn Fn(&mut HnswParts)| {
         let mut unchecked = decoded(&index);
         tamper(parts(&mut unchecked));
-        unchecked.validate(&rows, &store).err().expect("must be refused")
+        unchecked.validate(&rows, &store).err().expect("must be refused").0
     };
     assert_eq!(refused(&|p| p.hnsw.zero[5].1[3] = 300), "an HNSW link beyond its layer");
     let top_link_beyond_top = |p: &mut HnswParts| {
@@ -142,12 +142,12 @@ fn flat_indexes_must_index_the_given_rows_of_the_store() {
     let flat = VectorIndex::build_kind(&store, rows.clone(), VectorIndexKind::Flat);
     assert!(decoded(&flat).validate(&rows, &store).is_ok());
     assert_eq!(
-        decoded(&flat).validate(&rows[1..], &store).err().unwrap(),
+        decoded(&flat).validate(&rows[1..], &store).err().unwrap().0,
         "the vector index does not index the chunks' embedding rows"
     );
     let beyond = VectorIndex::build_kind(&store, vec![0, 300], VectorIndexKind::Flat);
     assert_eq!(
-        decoded(&beyond).validate(&[0, 300], &store).err().unwrap(),
+        decoded(&beyond).validate(&[0, 300], &store).err().unwrap().0,
         "a vector index row beyond the stored vectors"
     );
 }
