@@ -162,7 +162,8 @@ fn read_corpus(dir: &Path) -> Result<(String, Vec<InputFile>), String> {
 }
 
 /// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model, the
-/// settings and the snapshot format; built (on every core) and cached when absent or when `fresh`.
+/// settings, the snapshot format and the pipeline's revision; built (on every core) and cached when absent
+/// or when `fresh`.
 fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) -> Result<IndexedCorpus, String> {
     let (corpus_path, files) = read_corpus(dir)?;
     let settings = IndexSettings::default();
@@ -176,6 +177,7 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
     key.update(embedder.identity().tokenizer_hash.as_bytes());
     key.update(serde_json::to_string(&settings).map_err(|e| e.to_string())?.as_bytes());
     key.update(&FORMAT_VERSION.to_le_bytes());
+    key.update(&quire::store::pipeline::REVISION.to_le_bytes());
     let cached = cache_dir().join(format!("{name}-{}.quire", &key.finalize().to_hex()[..16]));
     if cached.exists() && !fresh {
         match load_snapshot(&cached) {

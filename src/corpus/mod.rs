@@ -4,6 +4,7 @@
 
 mod build;
 pub mod chunking;
+pub mod containment;
 pub mod document;
 mod docx;
 mod encoding;

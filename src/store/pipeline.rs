@@ -1,6 +1,7 @@
 //! The one indexing pipeline, from files to a finished index: parse every file (one bad file never loses
-//! the others) → drop documents an index already holds under another name → plan (merge with the current
-//! index, structure, find the texts not embedded before) → embed → finish the graphs and indexes.
+//! the others) → drop documents an index already holds under another name, and pages that only repeat other
+//! documents (`corpus::containment`) → plan (merge with the current index, structure, find the texts not
+//! embedded before) → embed → finish the graphs and indexes.
 //!
 //! `quire index`, `quire add`/`remove`, `quire eval` and the browser's engine worker all run it. What differs
 //! between them is the [`Host`]: how progress is shown, how embedding is spread over cores (threads natively,
@@ -12,6 +13,10 @@ use crate::corpus::{IngestError, IngestReport, SourceFile, TokenCounter};
 use crate::embed::TextEmbedder;
 
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
+
+/// Bumped whenever the same files would give another index (what is dropped, how text is structured), so
+/// caches keyed by their input (`quire eval`'s) are rebuilt. 2: pages that only repeat others are dropped.
+pub const REVISION: u32 = 2;
 
 /// The long tasks of indexing, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,8 +151,10 @@ pub async fn run<H: Host>(
         return Ok(Outcome { cancelled: true, ..outcome });
     };
     outcome.documents = report.documents.len();
-    if let Some(current) = base.current() {
-        report.drop_indexed_duplicates(&current.corpus.documents, base.removed());
+    let indexed = base.current().map_or(&[][..], |current| current.corpus.documents.as_slice());
+    report.drop_indexed_duplicates(indexed, base.removed());
+    for (source, note) in crate::corpus::containment::drop_compilations(&mut report.documents, indexed) {
+        report.warnings.push((source, note));
     }
     outcome.timings.parse = clock() - started;
     let documents = std::mem::take(&mut report.documents);

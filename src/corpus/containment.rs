@@ -1,0 +1,107 @@
+//! Documents that only repeat others: an all-in-one page that holds every chapter of a book (mdBook's
+//! `print.html`), a copy of a page kept in another folder. Indexed, such a page outranks the chapter a user
+//! wants, since its chunks repeat every chapter's, and it costs as much embedding again. A document whose
+//! passages are nearly all found, word for word after normalisation, in *more specific* documents (ones with
+//! fewer passages) is left out, and the report says which documents hold its text.
+//!
+//! Passages are a document's blocks (paragraphs, list items, table rows, code) of some length, compared by a
+//! hash of their lowercased, whitespace-collapsed text: chunk boundaries differ between a chapter and the page
+//! that holds it, block boundaries do not. A passage many documents share is boilerplate and not counted. Documents are checked largest first, so of two near-copies the
+//! larger goes and the other stays, and a passage only counts as covered by a document still kept.
+
+use std::collections::{HashMap, HashSet};
+
+use super::document::{BlockKind, Document, content_hash};
+
+/// Blocks shorter than this are not passages: headings, navigation links and "Next chapter" say nothing
+/// about whose text a page holds.
+const MIN_PASSAGE_CHARS: usize = 60;
+/// A document needs this many passages to be a compilation: a short note or a record never is.
+const MIN_PASSAGES: usize = 3;
+/// The share of a document's passages that must be found in more specific documents.
+const COVERED_SHARE: f64 = 0.8;
+/// A passage found in more documents than this is boilerplate (the options every command page of a manual
+/// repeats), which says nothing about whose text a page holds: it is not counted at all.
+const MAX_HOLDERS: usize = 3;
+
+type PassageKey = [u8; 16];
+
+/// Leaves out of `added` every document whose passages more specific documents (of `added` or `indexed`)
+/// already hold; returns each one left out with the note the report gives.
+pub fn drop_compilations(added: &mut Vec<Document>, indexed: &[Document]) -> Vec<(String, String)> {
+    let documents: Vec<&Document> = added.iter().chain(indexed).collect();
+    let all_passages: Vec<Vec<PassageKey>> = documents.iter().map(|d| passages(d)).collect();
+    let mut holders: HashMap<PassageKey, Vec<usize>> = HashMap::new();
+    for (document, keys) in all_passages.iter().enumerate() {
+        for key in keys.iter().collect::<HashSet<_>>() {
+            holders.entry(*key).or_default().push(document);
+        }
+    }
+    let passages: Vec<Vec<PassageKey>> = all_passages
+        .into_iter()
+        .map(|keys| keys.into_iter().filter(|key| holders[key].len() <= MAX_HOLDERS).collect())
+        .collect();
+    let mut order: Vec<usize> = (0..added.len()).filter(|&d| passages[d].len() >= MIN_PASSAGES).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(passages[d].len()));
+    let mut dropped: HashSet<usize> = HashSet::new();
+    let mut notes = Vec::new();
+    for &document in &order {
+        // Only documents with fewer passages, or as many and checked later, are more specific.
+        let more_specific = |other: usize| {
+            other != document
+                && !dropped.contains(&other)
+                && (passages[other].len() < passages[document].len()
+                    || (passages[other].len() == passages[document].len() && other > document))
+        };
+        let mut sources: HashSet<usize> = HashSet::new();
+        let covered = passages[document]
+            .iter()
+            .filter(|key| {
+                let holding: Vec<usize> = holders[*key].iter().copied().filter(|&o| more_specific(o)).collect();
+                sources.extend(holding.first());
+                !holding.is_empty()
+            })
+            .count();
+        let share = covered as f64 / passages[document].len() as f64;
+        if share >= COVERED_SHARE {
+            dropped.insert(document);
+            notes.push((documents[document].source.clone(), note(share, &sources, &documents)));
+        }
+    }
+    let mut position = 0;
+    added.retain(|_| {
+        position += 1;
+        !dropped.contains(&(position - 1))
+    });
+    notes
+}
+
+/// `its text is in ch1.md, ch2.md and 3 more (97 % of its passages): not indexed, so they answer instead`.
+fn note(share: f64, sources: &HashSet<usize>, documents: &[&Document]) -> String {
+    let mut names: Vec<&str> = sources.iter().map(|&s| documents[s].source.as_str()).collect();
+    names.sort_unstable();
+    let shown = match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, {} and {} more", names[0], names[1], n - 2),
+    };
+    format!("its text is in {shown} ({:.0} % of its passages): not indexed, so they answer instead", share * 100.0)
+}
+
+/// The keys of a document's passages, in order.
+fn passages(document: &Document) -> Vec<PassageKey> {
+    document
+        .blocks
+        .iter()
+        .filter(|block| !matches!(block.kind, BlockKind::Heading { .. }))
+        .map(|block| normalised(document.slice(block.span)))
+        .filter(|text| text.chars().count() >= MIN_PASSAGE_CHARS)
+        .map(|text| content_hash(text.as_bytes()))
+        .collect()
+}
+
+fn normalised(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+#[cfg(test)]
+mod tests;
