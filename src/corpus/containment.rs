@@ -84,7 +84,8 @@ fn note(share: f64, sources: &HashSet<usize>, documents: &[&Document]) -> String
         0..=3 => names.join(", "),
         n => format!("{}, {} and {} more", names[0], names[1], n - 2),
     };
-    format!("its text is in {shown} ({:.0} % of its passages): not indexed, so they answer instead", share * 100.0)
+    let instead = if names.len() == 1 { "it answers" } else { "they answer" };
+    format!("its text is in {shown} ({:.0} % of its passages): not indexed, so {instead} instead", share * 100.0)
 }
 
 /// The keys of a document's passages, in order.

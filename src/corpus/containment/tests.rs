@@ -53,6 +53,7 @@ fn of_two_near_copies_one_stays_and_the_index_counts_as_a_holder() {
     let notes = drop_compilations(&mut added, &[]);
     assert_eq!(added.len(), 1, "{notes:?}");
     assert_eq!(notes.len(), 1);
+    assert!(notes[0].1.ends_with("of its passages): not indexed, so it answers instead"), "{notes:?}");
 
     let indexed = parse(&[("cargo.md", chapter("Cargo")), ("crates.md", chapter("Crates"))]);
     let all_in_one = format!("{}\n{}", chapter("Cargo"), chapter("Crates"));
