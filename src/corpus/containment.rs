@@ -29,8 +29,13 @@ type PassageKey = [u8; 16];
 /// Leaves out of `added` every document whose passages more specific documents (of `added` or `indexed`)
 /// already hold; returns each one left out with the note the report gives.
 pub fn drop_compilations(added: &mut Vec<Document>, indexed: &[Document]) -> Vec<(String, String)> {
+    let mut all_passages: Vec<Vec<PassageKey>> = added.iter().map(passages).collect();
+    // An update of short notes, or removals alone, need not read the whole index.
+    if all_passages.iter().all(|keys| keys.len() < MIN_PASSAGES) {
+        return Vec::new();
+    }
+    all_passages.extend(indexed.iter().map(passages));
     let documents: Vec<&Document> = added.iter().chain(indexed).collect();
-    let all_passages: Vec<Vec<PassageKey>> = documents.iter().map(|d| passages(d)).collect();
     let mut holders: HashMap<PassageKey, Vec<usize>> = HashMap::new();
     for (document, keys) in all_passages.iter().enumerate() {
         for key in keys.iter().collect::<HashSet<_>>() {
