@@ -136,7 +136,7 @@ fn broken_cut_and_slow_streams_are_diagnosed() {
 fn llm_assisted_retrieval_asks_the_endpoint_and_shows_its_steps() {
     let (ok, stdout, trace) = ask("ok", "openai", &["--assist", "cot"], &[]);
     assert!(ok, "{trace}");
-    assert!(trace.contains("method: rrf, LLM-assisted: cot"), "{trace}");
+    assert!(trace.contains("method: default, LLM-assisted: cot"), "{trace}");
     assert!(trace.contains("[LLM: cot]"), "{trace}");
     assert!(trace.contains("search 1: Who was the first person to walk on the Moon?"), "{trace}");
     // The server's second query is the first passage's page; its third repeats the second, which stops the search.

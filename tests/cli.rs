@@ -53,11 +53,16 @@ fn index_stats_query_add_remove() {
     let out = quire(&["query", snapshot, "When did Eagle land in the Sea of Tranquility?", "-k", "3"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let printed = text(&out.stdout);
-    for heading in ["\ndense\n", "\nbm25\n", "\nrrf — reciprocal-rank fusion (k = 60) of dense and BM25"] {
+    for heading in ["\ndense\n", "\nbm25\n", "\ncommunity\n", "\njoin\n", "\ndefault — the default: "] {
         assert!(printed.contains(heading), "{printed}");
     }
-    let rrf = printed.split("rrf — ").nth(1).unwrap();
-    assert!(rrf.contains("  1. ") && rrf.lines().nth(1).unwrap().contains("Apollo 11 › Landing › #1"), "{printed}");
+    let default = printed.split("default — ").nth(1).unwrap();
+    assert!(default.lines().nth(1).unwrap().contains("Apollo 11 › Landing › #1"), "{printed}");
+    // Results are documents: none is listed twice.
+    let sources: Vec<&str> =
+        default.lines().filter(|l| l.contains(" chars ")).map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(sources.len(), 3, "{printed}");
+    assert_eq!(sources.iter().collect::<std::collections::HashSet<_>>().len(), 3, "{printed}");
 
     // The path retriever's trace names its seeds and the subgraph it kept; --json carries the same trace.
     let question = "Which agency launched the mission that landed Eagle?";

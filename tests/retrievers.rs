@@ -256,3 +256,76 @@ fn shared_searches_change_no_retriever_result() {
         }
     }
 }
+
+#[test]
+fn the_default_shows_the_hybrid_s_first_documents_then_finds_the_join_s_pair() {
+    let (hybrid, _) = ask("zsum:dense+bm25+community", TWO_HOP);
+    let (default, trace) = ask("default", TWO_HOP);
+    assert_eq!(default[..3], hybrid[..3], "a question about one place finds it where the hybrid puts it");
+    for page in ["Harbor Lights", "Mara Quill"] {
+        assert!(default[..5].contains(&page.to_string()), "{page} missing from {default:?}");
+    }
+    let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
+    assert_eq!(inputs, ["dense", "bm25", "community", "join"]);
+    assert_eq!(trace.fusion.as_ref().map(|f| f.fusion.as_str()), Some("default"));
+}
+
+#[test]
+fn grouped_results_name_each_document_once_with_its_other_chunks_behind_it() {
+    let index = index();
+    let question = "What does Estonia's economy rely on, and what covers its land?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let method = Method::parse("default").unwrap();
+    let chunks = method.retrieve(index, Query::new(question, &vector), 20);
+    let estonia = |c: &quire::retrieve::ScoredChunk| index.chunk_view(c.chunk).source == "Estonia.md";
+    assert_eq!(chunks.iter().filter(|c| estonia(c)).count(), 2, "both of Estonia's sections are among the chunks");
+    let (hits, _) = method.grouped(index, Query::new(question, &vector), 4);
+    assert_eq!(hits.len(), 4);
+    let sources: Vec<String> = hits.iter().map(|h| index.chunk_view(h.best.chunk).source).collect();
+    assert_eq!(sources[0], "Estonia.md", "{sources:?}");
+    assert_eq!(sources.iter().collect::<std::collections::HashSet<_>>().len(), 4, "{sources:?}");
+    assert_eq!(hits[0].more.len(), 1, "Estonia's other section is behind its best");
+    assert!(hits[0].more[0].score <= hits[0].best.score);
+}
+
+#[test]
+fn the_join_s_survivors_bring_their_best_chunk_not_their_whole_page() {
+    let index = index();
+    let question = "Which industries make up the economy of Estonia?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let chunks = Method::parse("join").unwrap().retrieve(index, Query::new(question, &vector), 10);
+    let labels: Vec<String> = chunks.iter().map(|c| index.chunk_view(c.chunk).label).collect();
+    assert!(labels[0].starts_with("Estonia › Economy"), "{labels:?}");
+    let documents: std::collections::HashSet<String> =
+        chunks[..3].iter().map(|c| index.chunk_view(c.chunk).source).collect();
+    assert_eq!(documents.len(), 3, "one chunk per survivor at the top: {labels:?}");
+}
+
+#[test]
+fn a_passage_forwarded_in_a_mail_is_one_result_also_in_the_mail() {
+    let passage = "Spring tides happen when the Sun, the Moon and the Earth line up, at new and full moon, twice \
+                   a month; the range between high and low water is then at its largest, and harbour pilots plan \
+                   the deepest ships around them.";
+    let guide = format!(
+        "# Tides\n\n## Spring tides\n\n{passage}\n\n## Neap tides\n\nNeap tides come at the quarter moons, when the \
+         Sun and the Moon pull at right angles and the range is smallest.\n"
+    );
+    let mail = format!("# Fwd: tides for Thursday\n\nHi all, see below.\n\n{passage}\n");
+    let files = [
+        ("guide/tides.md", guide.as_str()),
+        ("mail/fwd-tides.md", mail.as_str()),
+        ("notes/orchard.md", "# Orchard\n\nAn orchard is a planting of fruit trees kept for food production.\n"),
+    ];
+    let index = common::index_files(&files, IndexSettings::default());
+    let question = "When is the range between high and low water largest?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let (hits, _) = Method::parse("default").unwrap().grouped(&index, Query::new(question, &vector), 3);
+    let source = |document: u32| index.corpus().documents[document as usize].source.clone();
+    let shown: Vec<String> = hits.iter().map(|h| index.chunk_view(h.best.chunk).source).collect();
+    assert_eq!(hits.len(), 2, "the copy takes no place of its own: {shown:?}");
+    let copies: Vec<String> = hits[0].also_in.iter().map(|&d| source(d)).collect();
+    assert!(shown[0] == "guide/tides.md" || shown[0] == "mail/fwd-tides.md", "{shown:?}");
+    let other = if shown[0] == "guide/tides.md" { "mail/fwd-tides.md" } else { "guide/tides.md" };
+    assert_eq!(copies, [other]);
+    assert!(hits[1].also_in.is_empty());
+}

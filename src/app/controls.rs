@@ -9,12 +9,14 @@ use crate::retrieve::{Fusion, Retriever};
 
 const DEFAULT_TOP_K: usize = 6;
 const TOP_K_RANGE: (usize, usize) = (2, 12);
-/// What a first question runs: the fusion that measured best across the two benchmarks (docs/QUALITY.md).
+/// The retrievers chosen when the user first picks a fusion of their own.
 const DEFAULT_RETRIEVERS: [Retriever; 3] = [Retriever::Dense, Retriever::Bm25, Retriever::Join];
 
 /// How the chosen retrievers' lists become one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FusionChoice {
+    /// The default method (what a first question runs); it reads its own retrievers.
+    Default,
     Rrf,
     Zsum,
     /// Seed 000's network with the shipped weights; it reads its own retrievers.
@@ -22,12 +24,38 @@ enum FusionChoice {
 }
 
 impl FusionChoice {
-    const ALL: [(FusionChoice, &'static str, &'static str); 3] = [
+    const ALL: [(FusionChoice, &'static str, &'static str); 4] = [
+        (FusionChoice::Default, "default", "default"),
         (FusionChoice::Zsum, "zsum", "standardised sum"),
         (FusionChoice::Rrf, "rrf", "reciprocal rank"),
-        (FusionChoice::Learned, "learned", "learned (seed 000)"),
+        (FusionChoice::Learned, "learned", "learned (experimental)"),
     ];
+
+    /// Why a choice is what it is, shown beside it.
+    fn about(self) -> String {
+        match self {
+            FusionChoice::Default => format!(
+                "{}; the best or within 0.01 of the best on every labelled set (docs/QUALITY.md)",
+                crate::retrieve::Method::Default.description()
+            ),
+            FusionChoice::Zsum => {
+                "equal-weight sum of the chosen retrievers' scores, standardised per question".to_string()
+            }
+            FusionChoice::Rrf => "reciprocal-rank fusion (k = 60) of the chosen retrievers".to_string(),
+            FusionChoice::Learned => LEARNED_CAVEAT.to_string(),
+        }
+    }
+
+    /// Whether the choice reads a fixed set of retrievers instead of the chosen ones.
+    fn reads_its_own(self) -> bool {
+        matches!(self, FusionChoice::Default | FusionChoice::Learned)
+    }
 }
+
+/// Why learned fusion is marked experimental (issue 28, docs/QUALITY.md): trained on SciFact alone, it is
+/// below the default on every labelled set.
+const LEARNED_CAVEAT: &str = "experimental: seed 000's network, trained on SciFact only; it ranks below the \
+    default on every labelled set (SciFact, HotpotQA and three real folders, docs/QUALITY.md)";
 
 /// What the method controls are set to.
 #[derive(Clone, Copy)]
@@ -41,7 +69,7 @@ impl MethodChoice {
     pub fn new() -> Self {
         MethodChoice {
             retrievers: RwSignal::new(DEFAULT_RETRIEVERS.to_vec()),
-            fusion: RwSignal::new(FusionChoice::Zsum),
+            fusion: RwSignal::new(FusionChoice::Default),
             top_k: RwSignal::new(DEFAULT_TOP_K),
         }
     }
@@ -51,6 +79,7 @@ impl MethodChoice {
     pub fn method(self) -> Option<MethodSpec> {
         let fusion = match self.fusion.get_untracked() {
             FusionChoice::Learned => return Some(MethodSpec::Learned),
+            FusionChoice::Default => return Some(MethodSpec::Default),
             FusionChoice::Rrf => Fusion::Rrf,
             FusionChoice::Zsum => Fusion::Zsum,
         };
@@ -69,7 +98,7 @@ impl MethodChoice {
 #[component]
 pub fn MethodControls(choice: MethodChoice) -> impl IntoView {
     let MethodChoice { retrievers, fusion, top_k } = choice;
-    let learned = move || fusion.get() == FusionChoice::Learned;
+    let fixed = move || fusion.get().reads_its_own();
     let toggle = move |retriever: Retriever, on: bool| {
         retrievers.update(|chosen| {
             chosen.retain(|&r| r != retriever);
@@ -81,7 +110,7 @@ pub fn MethodControls(choice: MethodChoice) -> impl IntoView {
         })
     };
     view! {
-        <fieldset id="retrievers" disabled=learned>
+        <fieldset id="retrievers" disabled=fixed>
             <legend>"Retrievers"</legend>
             {Retriever::all().map(|retriever| view! {
                 <label class="toggle" title=retriever.description()>
@@ -95,7 +124,7 @@ pub fn MethodControls(choice: MethodChoice) -> impl IntoView {
         <fieldset id="fusion">
             <legend>"Fusion"</legend>
             {FusionChoice::ALL.into_iter().map(|(choice, key, label)| view! {
-                <label class="toggle">
+                <label class="toggle" title=choice.about()>
                     <input type="radio" name="fusion" value=key
                         prop:checked=move || fusion.get() == choice
                         on:change=move |_| fusion.set(choice) />
@@ -103,6 +132,7 @@ pub fn MethodControls(choice: MethodChoice) -> impl IntoView {
                 </label>
             }).collect_view()}
         </fieldset>
+        <p class="meta" id="fusion-note">{move || fusion.get().about()}</p>
         <label for="top-k">{move || format!("Results: {}", top_k.get())}</label>
         <input id="top-k" type="range" min=TOP_K_RANGE.0.to_string() max=TOP_K_RANGE.1.to_string() step="1"
             prop:value=move || top_k.get().to_string()

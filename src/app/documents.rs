@@ -10,6 +10,7 @@ use super::demo::Demo;
 use super::phase::Phase;
 use super::protocol::IndexOutcome;
 use super::session::IndexSession;
+use crate::corpus::ReportLine;
 use crate::store::CorpusSummary;
 
 /// Documents listed at once. Listing every one of a 100,000-document corpus put 100,000 rows in the page:
@@ -161,7 +162,7 @@ fn DocumentList(
 fn IngestProblems(outcome: RwSignal<Option<IndexOutcome>>) -> impl IntoView {
     move || {
         outcome.get().map(|outcome| {
-            let lines: Vec<String> = outcome.errors.iter().chain(&outcome.warnings).cloned().collect();
+            let lines = outcome.report;
             let summary = if outcome.cancelled {
                 format!("Cancelled after embedding {} texts: the index is as it was.", outcome.embedded)
             } else {
@@ -172,10 +173,24 @@ fn IngestProblems(outcome: RwSignal<Option<IndexOutcome>>) -> impl IntoView {
             };
             view! {
                 <p class="timing" id="ingest-summary">{summary}</p>
-                <ul id="ingest-problems">{lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}</ul>
+                <ul id="ingest-problems">{lines.into_iter().map(report_line).collect_view()}</ul>
             }
         })
     }
+}
+
+/// A problem stands out; a kind of file left out opens to the files it stands for.
+fn report_line(line: ReportLine) -> impl IntoView {
+    let class = if line.problem { "problem" } else { "note" };
+    if line.files.is_empty() {
+        return view! { <li class=class>{line.text}</li> }.into_any();
+    }
+    view! {
+        <li class=class>
+            <details><summary>{line.text}</summary><p class="files">{line.files.join(", ")}</p></details>
+        </li>
+    }
+    .into_any()
 }
 
 #[component]

@@ -20,6 +20,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::ReportLine;
 use crate::eval::Table;
 use crate::graph::overview::Overview;
 use crate::retrieve::assist::Assist;
@@ -88,6 +89,8 @@ pub enum MethodSpec {
     },
     /// Learned fusion with the model shipped with Quire.
     Learned,
+    /// The default method, which reads its own retrievers.
+    Default,
 }
 
 impl MethodSpec {
@@ -96,6 +99,7 @@ impl MethodSpec {
             MethodSpec::Single(retriever) => Method::Single(*retriever),
             MethodSpec::Fused { fusion, inputs } => Method::Fused { fusion: *fusion, inputs: inputs.clone() },
             MethodSpec::Learned => Method::Learned(FusionModel::shipped()),
+            MethodSpec::Default => Method::Default,
         }
     }
 }
@@ -203,8 +207,8 @@ pub struct Progress {
 pub struct IndexOutcome {
     /// Stopped by the user before the new index was complete; the index is as it was.
     pub cancelled: bool,
-    pub errors: Vec<String>,
-    pub warnings: Vec<String>,
+    /// What the files gave: problems, notes, and what was routinely left out.
+    pub report: Vec<ReportLine>,
     pub embedded: usize,
     pub reused: usize,
     pub seconds: f64,
@@ -219,9 +223,13 @@ pub struct ResultRow {
     /// Where each retriever ranked this chunk (`dense #2 · join –`).
     pub ranks: String,
     pub text: String,
+    /// The document's other chunks the method ranked, best first (results are grouped by document).
+    pub more: Vec<ResultRow>,
+    /// Other documents whose best chunk is a near copy of this one (a quote, a copy in another folder).
+    pub also_in: Vec<String>,
 }
 
-/// One answered question: the method's top chunks, with provenance, and the trace of how it found them.
+/// One answered question: the method's best documents, each at its best chunk, with provenance, and the trace of how it found them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub rows: Vec<ResultRow>,

@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 
 use super::demo::SampleQuestion;
 use super::engine::{self, Failure};
-use super::protocol::Answer;
+use super::protocol::{Answer, ResultRow};
 use super::teaching;
 use crate::store::DocumentOutline;
 
@@ -76,7 +76,7 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
     view! {
         <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>
-            {move || answer.get().map(|a| format!("{} chunks in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
+            {move || answer.get().map(|a| format!("{} documents in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
         </p>
         <ol id="results" data-query=move || answered.get()>
             {move || rows().into_iter().map(|row| {
@@ -87,6 +87,8 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
                             on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
                         <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
                         <p class="text">{row.text}</p>
+                        {(!row.also_in.is_empty()).then(|| view! { <p class="meta also-in">{format!("also in {}", row.also_in.join(", "))}</p> })}
+                        {more_from_document(row.more, open_outline)}
                     </li>
                 }
             }).collect_view()}
@@ -102,6 +104,33 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             </details>
         })}
     }
+}
+
+/// "2 more from this document": the document's other ranked chunks, folded under its best.
+fn more_from_document(
+    more: Vec<ResultRow>,
+    open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    (!more.is_empty()).then(|| {
+        let summary = format!("{} more from this document", more.len());
+        view! {
+            <details class="more">
+                <summary>{summary}</summary>
+                <ol>
+                    {more.into_iter().map(|row| {
+                        let (source, chunk) = (row.source.clone(), row.chunk);
+                        view! {
+                            <li class="more-result">
+                                <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
+                                <div class="meta">{format!("score {:.4} · {}", row.score, row.ranks)}</div>
+                                <p class="text">{row.text}</p>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ol>
+            </details>
+        }
+    })
 }
 
 /// A document's sections and chunks, opened at the chunk a result named, each chunk with a bar for its

@@ -12,6 +12,7 @@ use super::phase::Phase;
 use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress};
 use super::results::Search;
 use super::{browser, storage};
+use crate::corpus::ReportLine;
 use crate::store::CorpusSummary;
 
 /// The name an exported index is offered under.
@@ -164,7 +165,8 @@ impl IndexSession {
         };
         match result {
             Ok((mut outcome, state)) => {
-                outcome.errors.splice(0..0, crashed_on);
+                let crashes = crashed_on.into_iter().map(|text| ReportLine { text, problem: true, files: Vec::new() });
+                outcome.report.splice(0..0, crashes);
                 self.last_outcome.set(Some(outcome));
                 self.phase.set(Phase::Ready);
                 if let Some(state) = state {

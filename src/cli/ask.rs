@@ -35,7 +35,7 @@ pub struct AskArgs {
     #[arg(short, default_value_t = 6)]
     k: usize,
     /// Retrieval method, as for `quire query`.
-    #[arg(long, default_value = "rrf")]
+    #[arg(long, default_value = quire::retrieve::DEFAULT)]
     method: String,
     /// `brief` (at most three sentences) or `detailed`.
     #[arg(long, default_value = "brief")]

@@ -21,7 +21,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "test")]
     split: String,
     /// Retrieval methods, comma-separated (the choices are listed at run time).
-    #[arg(long, value_delimiter = ',', default_value = "dense,bm25,rrf,zsum")]
+    #[arg(long, value_delimiter = ',', default_value = "default,dense,bm25,rrf,zsum")]
     retrievers: Vec<String>,
     /// Cut-offs, comma-separated.
     #[arg(short = 'k', value_delimiter = ',', default_value = "10")]

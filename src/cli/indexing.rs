@@ -113,15 +113,16 @@ fn print_outcome(outcome: &Outcome) {
     eprintln!("indexed in {:.2}s", timings.build);
 }
 
-/// Every warning and failed file, then a summary line.
+/// The report: each problem and note on its line, each kind of file routinely left out on one line with
+/// its files beneath; then a summary line.
 fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
-    for (file, warning) in &report.warnings {
-        eprintln!("warning: {file}: {warning}");
+    for line in report.summary() {
+        eprintln!("{}: {}", if line.problem { "skipped" } else { "note" }, line.text);
+        if !line.files.is_empty() {
+            eprintln!("    {}", line.files.join(", "));
+        }
     }
-    for error in &report.errors {
-        eprintln!("skipped: {error}");
-    }
-    let failed = report.errors.len();
+    let failed = report.problem_count();
     eprintln!("parsed {parsed} documents ({failed} files failed) in {seconds:.2}s");
 }
 

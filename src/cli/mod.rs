@@ -69,14 +69,15 @@ enum Command {
     /// Evaluate retrievers on a labelled folder: queries.jsonl, qrels/<split>.tsv (each may be gzipped) and
     /// a corpus (BEIR's corpus.jsonl, or a corpus/ folder of files). Indexed once, cached under ~/.cache/quire/eval.
     Eval(eval::EvalArgs),
-    /// Print the top chunks of a retrieval method, and of each retriever it fuses.
+    /// Print the best documents for a question (each at its best chunk, its other chunks named below it),
+    /// and each fused retriever's top chunks.
     Query {
         snapshot: PathBuf,
         text: String,
         #[arg(short, default_value_t = 10)]
         k: usize,
         /// The retrieval method (the choices are listed at run time, from the engine's catalogue).
-        #[arg(long, default_value = "rrf")]
+        #[arg(long, default_value = retrieve::DEFAULT)]
         method: String,
         /// Also print every step each retriever took and the fusion's features.
         #[arg(long)]
@@ -270,11 +271,20 @@ fn query(
     index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
     let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
-    let (chunks, trace) = method.trace(&index, retrieve::Query::new(text, &vector), k, k);
+    let (hits, trace) = method.grouped(&index, retrieve::Query::new(text, &vector), k);
     let elapsed = started.elapsed();
     match show {
         Show::Json => {
-            let results: Vec<_> = chunks.iter().map(|hit| (hit.score, index.chunk_view(hit.chunk))).collect();
+            let view = |hit: &retrieve::ScoredChunk| (hit.score, index.chunk_view(hit.chunk));
+            let results: Vec<_> = hits
+                .iter()
+                .map(|hit| {
+                    let (score, best) = view(&hit.best);
+                    let more: Vec<_> = hit.more.iter().map(view).collect();
+                    let also_in: Vec<&str> = hit.also_in.iter().map(|&d| document_source(&index, d)).collect();
+                    serde_json::json!({ "score": score, "chunk": best, "more": more, "also_in": also_in })
+                })
+                .collect();
             let json = serde_json::json!({ "method": method.name(), "results": results, "trace": trace });
             println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
             return Ok(());
@@ -292,13 +302,26 @@ fn query(
     }
     println!("\n{} — {}", method.name(), method.description());
     let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
-    for (position, hit) in chunks.iter().enumerate() {
-        let row = trace.fusion.as_ref().and_then(|f| f.rows.iter().find(|row| row.chunk == hit.chunk));
+    for (position, hit) in hits.iter().enumerate() {
+        let best = hit.best;
+        let row = trace.fusion.as_ref().and_then(|f| f.rows.iter().find(|row| row.chunk == best.chunk));
         let note = row.map(|row| retrieve::fusion::describe_ranks(&inputs, &row.ranks)).unwrap_or_default();
-        print_hit(&index, position + 1, hit.chunk, hit.score, &note);
+        print_hit(&index, position + 1, best.chunk, best.score, &note);
+        if !hit.more.is_empty() {
+            let labels: Vec<String> = hit.more.iter().map(|c| index.chunk_view(c.chunk).label).collect();
+            println!("      + {} more from this document: {}", hit.more.len(), labels.join(" · "));
+        }
+        if !hit.also_in.is_empty() {
+            let copies: Vec<&str> = hit.also_in.iter().map(|&d| document_source(&index, d)).collect();
+            println!("      also in {}", copies.join(", "));
+        }
     }
     println!("\n({:.1} ms retrieval, query embedding excluded)", elapsed.as_secs_f64() * 1000.0);
     Ok(())
+}
+
+fn document_source(index: &IndexedCorpus, document: u32) -> &str {
+    &index.corpus().documents[document as usize].source
 }
 
 /// Method names, `learned` running the network in `fusion_model` when one is given.

@@ -10,7 +10,8 @@ use super::entities::{self, EntityTable};
 use super::types::{Chunk, Corpus, DocId, Section, SectionId, context_path, join_context};
 
 impl Corpus {
-    pub fn build(documents: Vec<Document>, counter: &dyn TokenCounter, settings: &CorpusSettings) -> Corpus {
+    pub fn build(mut documents: Vec<Document>, counter: &dyn TokenCounter, settings: &CorpusSettings) -> Corpus {
+        super::site_titles::strip_site_suffixes(&mut documents);
         let mut corpus = Corpus {
             settings: settings.clone(),
             documents,

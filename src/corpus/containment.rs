@@ -1,8 +1,10 @@
 //! Documents that only repeat others: an all-in-one page that holds every chapter of a book (mdBook's
-//! `print.html`), a copy of a page kept in another folder. Indexed, such a page outranks the chapter a user
-//! wants, since its chunks repeat every chapter's, and it costs as much embedding again. A document whose
-//! passages are nearly all found, word for word after normalisation, in *more specific* documents (ones with
-//! fewer passages) is left out, and the report says which documents hold its text.
+//! `print.html`), a copy of a page kept in another folder, and stubs with nothing of their own (an old
+//! edition's page that only says the edition is gone, the same lines on every page of its folder). Indexed,
+//! such a page outranks the chapter a user wants, since its chunks repeat every chapter's (or its title is the
+//! chapter's), and it costs as much embedding again. A document whose passages are nearly all found, word for
+//! word after normalisation, in *more specific* documents (ones with fewer passages) is left out, and so is
+//! one whose text is all boilerplate; the report says which documents hold its text.
 //!
 //! Passages are a document's blocks (paragraphs, list items, table rows, code) of some length, compared by a
 //! hash of their lowercased, whitespace-collapsed text: chunk boundaries differ between a chapter and the page
@@ -23,17 +25,18 @@ const COVERED_SHARE: f64 = 0.8;
 /// A passage found in more documents than this is boilerplate (the options every command page of a manual
 /// repeats), which says nothing about whose text a page holds: it is not counted at all.
 const MAX_HOLDERS: usize = 3;
+/// Characters of text of its own, beyond boilerplate and headings, that a page needs to answer anything.
+const MIN_OWN_CHARS: usize = 100;
 
 type PassageKey = [u8; 16];
 
 /// Leaves out of `added` every document whose passages more specific documents (of `added` or `indexed`)
 /// already hold; returns each one left out with the note the report gives.
-pub fn drop_compilations(added: &mut Vec<Document>, indexed: &[Document]) -> Vec<(String, String)> {
+pub fn drop_repeating_pages(added: &mut Vec<Document>, indexed: &[Document]) -> Vec<(String, String)> {
     let mut all_passages: Vec<Vec<PassageKey>> = added.iter().map(passages).collect();
-    // An update of short notes, or removals alone, need not read the whole index.
-    if all_passages.iter().all(|keys| keys.len() < MIN_PASSAGES) {
-        return Vec::new();
-    }
+    // An update of short notes, or removals alone, need not read the whole index: only stubs among the
+    // added documents themselves are found then.
+    let indexed = if all_passages.iter().any(|keys| keys.len() >= MIN_PASSAGES) { indexed } else { &[] };
     all_passages.extend(indexed.iter().map(passages));
     let documents: Vec<&Document> = added.iter().chain(indexed).collect();
     let mut holders: HashMap<PassageKey, Vec<usize>> = HashMap::new();
@@ -42,14 +45,21 @@ pub fn drop_compilations(added: &mut Vec<Document>, indexed: &[Document]) -> Vec
             holders.entry(*key).or_default().push(document);
         }
     }
-    let passages: Vec<Vec<PassageKey>> = all_passages
-        .into_iter()
-        .map(|keys| keys.into_iter().filter(|key| holders[key].len() <= MAX_HOLDERS).collect())
-        .collect();
-    let mut order: Vec<usize> = (0..added.len()).filter(|&d| passages[d].len() >= MIN_PASSAGES).collect();
-    order.sort_by_key(|&d| std::cmp::Reverse(passages[d].len()));
+    let is_boilerplate = |key: &PassageKey| holders[key].len() > MAX_HOLDERS;
     let mut dropped: HashSet<usize> = HashSet::new();
     let mut notes = Vec::new();
+    for (document, keys) in all_passages.iter().enumerate().take(added.len()) {
+        if !keys.is_empty() && keys.iter().all(is_boilerplate) && own_chars(&added[document]) < MIN_OWN_CHARS {
+            dropped.insert(document);
+            let sharing = keys.iter().map(|key| holders[key].len()).max().unwrap_or(0);
+            notes.push((added[document].source.clone(), stub_note(sharing)));
+        }
+    }
+    let passages: Vec<Vec<PassageKey>> =
+        all_passages.into_iter().map(|keys| keys.into_iter().filter(|key| !is_boilerplate(key)).collect()).collect();
+    let mut order: Vec<usize> =
+        (0..added.len()).filter(|&d| passages[d].len() >= MIN_PASSAGES && !dropped.contains(&d)).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(passages[d].len()));
     for &document in &order {
         // Only documents with fewer passages, or as many and checked later, are more specific.
         let more_specific = |other: usize| {
@@ -91,6 +101,23 @@ fn note(share: f64, sources: &HashSet<usize>, documents: &[&Document]) -> String
     };
     let instead = if names.len() == 1 { "it answers" } else { "they answer" };
     format!("its text is in {shown} ({:.0} % of its passages): not indexed, so {instead} instead", share * 100.0)
+}
+
+/// `holds only text that 104 documents repeat (a stub or a navigation page): not indexed`.
+fn stub_note(sharing: usize) -> String {
+    format!("holds only text that {sharing} documents repeat (a stub or a navigation page): not indexed")
+}
+
+/// Characters of a document's blocks too short to be passages, headings aside: of a document whose every
+/// passage is boilerplate, the text it has of its own (see [`MIN_OWN_CHARS`]).
+fn own_chars(document: &Document) -> usize {
+    document
+        .blocks
+        .iter()
+        .filter(|block| !matches!(block.kind, BlockKind::Heading { .. }))
+        .map(|block| normalised(document.slice(block.span)).chars().count())
+        .filter(|&chars| chars < MIN_PASSAGE_CHARS)
+        .sum()
 }
 
 /// The keys of a document's passages, in order.

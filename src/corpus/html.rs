@@ -1,14 +1,34 @@
 //! HTML pages: headings, paragraphs, list items, tables (rows as `header: value`), `<a href>` links and
-//! infobox rows as declared relations. Scripts, styles, navigation and form controls are dropped.
+//! infobox rows as declared relations. A page's own content is read: its `main` where it has one, and never
+//! scripts, styles, navigation, menus, sidebars, dialogs or form controls. A redirect stub is no document.
 
 use ego_tree::NodeRef;
 use scraper::{ElementRef, Html, Node, Selector};
 
+use super::IngestFailure;
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 
 const DROPPED: &[&str] = &[
     "script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "input", "textarea", "head",
 ];
+/// Elements that hold a site's chrome, not the page's content: sidebars, dialogs (a generated site's
+/// "Keyboard shortcuts" box is one on every page) and menus.
+const CHROME: &[&str] = &["aside", "dialog", "menu"];
+/// ARIA roles of the same chrome, for sites that build it from `div`s.
+const CHROME_ROLES: &[&str] = &[
+    "navigation",
+    "menu",
+    "menubar",
+    "dialog",
+    "alertdialog",
+    "search",
+    "toolbar",
+    "banner",
+    "contentinfo",
+    "complementary",
+];
+/// A page with a refresh to another address and less text than this is a redirect stub.
+const STUB_TEXT_CHARS: usize = 300;
 const CONTAINERS: &[&str] = &[
     "div",
     "section",
@@ -31,15 +51,21 @@ const CONTAINERS: &[&str] = &[
     "center",
 ];
 
-pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Metadata {
-    lay_out(&Html::parse_document(text), builder)
+/// The page's layout, or [`IngestFailure::Redirect`] for a stub that only sends the reader elsewhere (its
+/// target is indexed as itself).
+pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Result<Metadata, IngestFailure> {
+    let document = Html::parse_document(text);
+    if let Some(target) = redirect_target(&document) {
+        return Err(IngestFailure::Redirect { target });
+    }
+    Ok(lay_out(&document, builder))
 }
 
 /// A page the caller has parsed already (an EPUB chapter, whose headings it looked at first).
 pub fn lay_out(document: &Html, builder: &mut DocumentBuilder) -> Metadata {
     let mut metadata = Metadata { title: page_title(document), ..Metadata::default() };
     let mut walker = Walker { builder, relations: Vec::new() };
-    walker.walk(*document.root_element());
+    walker.walk(content_root(document));
     walker.builder.end_block();
     metadata.declared_relations = walker.relations;
     metadata
@@ -76,6 +102,51 @@ fn page_title(document: &Html) -> Option<String> {
         .map(|t| t.text().collect::<String>())
         .map(|t| super::document::collapse_whitespace(&t))
         .filter(|t| !t.is_empty())
+}
+
+/// Where the page's own content is: its `main` (or `role=main`) element, else its only `article`, else the
+/// whole page. Generated sites wrap every page in the same title bar, help box and sidebar; `main` leaves
+/// them out, and section paths then start at the page's own heading, not the site's name.
+fn content_root(document: &Html) -> NodeRef<'_, Node> {
+    let has_text = |e: &ElementRef| e.text().any(|t| !t.trim().is_empty());
+    let main = Selector::parse("main, [role=main]").expect("static selector");
+    if let Some(main) = document.select(&main).find(has_text) {
+        return *main;
+    }
+    let article = Selector::parse("article").expect("static selector");
+    let mut articles = document.select(&article);
+    match (articles.next(), articles.next()) {
+        (Some(article), None) if has_text(&article) => *article,
+        _ => *document.root_element(),
+    }
+}
+
+/// Whether an element is a site's chrome around the content (see [`CHROME`]).
+fn is_chrome(element: ElementRef) -> bool {
+    let role = element.value().attr("role").map(|r| r.trim().to_ascii_lowercase());
+    CHROME.contains(&element.value().name()) || role.is_some_and(|r| CHROME_ROLES.contains(&r.as_str()))
+}
+
+/// The address a redirect stub sends its reader to: a `<meta http-equiv="refresh">` naming a URL, on a
+/// page with almost no text of its own.
+fn redirect_target(document: &Html) -> Option<String> {
+    let refresh = Selector::parse("meta[http-equiv]").expect("static selector");
+    let content = document
+        .select(&refresh)
+        .filter(|meta| meta.value().attr("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")))
+        .find_map(|meta| meta.value().attr("content"))?;
+    let (_, target) = content.split_once(|c| c == ';' || c == ',')?;
+    let target = target.trim().trim_start_matches(|c: char| c.is_ascii_alphabetic()).trim_start();
+    let target = target.strip_prefix('=')?.trim().trim_matches(['\'', '"']).trim();
+    let body = Selector::parse("body").expect("static selector");
+    let text_chars: usize = document
+        .select(&body)
+        .flat_map(|b| b.descendants())
+        .filter(|n| n.parent().and_then(ElementRef::wrap).is_none_or(|p| !DROPPED.contains(&p.value().name())))
+        .filter_map(|n| n.value().as_text())
+        .map(|t| t.trim().chars().count())
+        .sum();
+    (!target.is_empty() && text_chars < STUB_TEXT_CHARS).then(|| target.to_string())
 }
 
 /// What is left to do of the walk. The walk keeps these on its own stack instead of recursing per element:
@@ -131,7 +202,7 @@ impl Walker<'_> {
 
     fn element<'a>(&mut self, element: ElementRef<'a>, stack: &mut Vec<Step<'a>>) {
         let name = element.value().name();
-        if DROPPED.contains(&name) {
+        if DROPPED.contains(&name) || is_chrome(element) {
             return;
         }
         match name {
@@ -280,96 +351,4 @@ fn is_credit(element: ElementRef) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::corpus::document::Format;
-
-    fn parse_doc(html: &str) -> crate::corpus::Document {
-        let mut builder = DocumentBuilder::new();
-        let meta = parse(html, &mut builder);
-        builder.finish("p.html".into(), [0; 16], Format::Html, meta, "p")
-    }
-
-    #[test]
-    fn structure_links_and_dropped_elements() {
-        let doc = parse_doc(
-            "<html><head><title>Jupiter – Wiki</title><style>p{}</style></head><body><nav><a href='/'>Home</a></nav>\
-             <h1>Jupiter</h1><p>Jupiter is orbited by <a href='/wiki/Io_(moon)'>Io</a> and <b>others</b>.</p>\
-             <script>var x = 1;</script><h2>Moons</h2><ul><li>Io</li><li>Europa</li></ul><div>Loose text</div></body></html>",
-        );
-        assert_eq!(doc.title, "Jupiter – Wiki");
-        assert!(!doc.text.contains("Home") && !doc.text.contains("var x"));
-        assert_eq!(doc.text, "Jupiter\n\nJupiter is orbited by Io and others.\n\nMoons\n\nIo\n\nEuropa\n\nLoose text");
-        assert_eq!(doc.links.len(), 1);
-        assert_eq!(doc.links[0].target, "/wiki/Io_(moon)");
-        assert_eq!(doc.slice(doc.links[0].span), "Io");
-    }
-
-    #[test]
-    fn infobox_rows_become_relations_and_tables_rows() {
-        let doc = parse_doc(
-            "<h1>Apollo 11</h1><table class='infobox vevent'><tr><th>Operator</th><td><a href='NASA.html'>NASA</a></td></tr>\
-             <tr><th>Crew</th><td><a href='armstrong.html'>Neil Armstrong</a>, <a href='#x'>note</a></td></tr></table>\
-             <table><tr><th>Stage</th><th>Engine</th></tr><tr><td>S-IC</td><td>F-1</td></tr></table>",
-        );
-        let rels: Vec<(&str, &str)> =
-            doc.declared_relations.iter().map(|r| (r.label.as_str(), r.target.as_str())).collect();
-        assert_eq!(rels, vec![("Operator", "NASA.html"), ("Crew", "armstrong.html")]);
-        let rows: Vec<&str> =
-            doc.blocks.iter().filter(|b| b.kind == BlockKind::TableRow).map(|b| doc.slice(b.span)).collect();
-        assert_eq!(rows, vec!["Operator: NASA", "Crew: Neil Armstrong, note", "Stage: S-IC; Engine: F-1"]);
-    }
-
-    #[test]
-    fn nested_tables_links_and_breaks_keep_their_layout() {
-        let doc = parse_doc(
-            "<h2>Saturn <a href='saturn.html'>V</a></h2><table class='infobox'><tr><th>Stages</th><td>\
-             <table class='infobox'><tr><th>First</th><td><a href='s-ic.html'>S-IC</a></td></tr></table>\
-             <a href='three.html'>three</a></td></tr><tr><th>Maker</th><td><a href='boeing.html'>Boeing</a></td></tr></table>\
-             <p>Line one<br>line two<hr>after rule</p><pre>a  b\n c</pre><ol><li>x<ul><li>y</li></ul></li></ol>",
-        );
-        let rels: Vec<(&str, &str)> =
-            doc.declared_relations.iter().map(|r| (r.label.as_str(), r.target.as_str())).collect();
-        assert_eq!(
-            rels,
-            vec![("Stages", "s-ic.html"), ("Stages", "three.html"), ("First", "s-ic.html"), ("Maker", "boeing.html")]
-        );
-        let blocks: Vec<(BlockKind, &str)> = doc.blocks.iter().map(|b| (b.kind, doc.slice(b.span))).collect();
-        assert_eq!(
-            blocks,
-            vec![
-                (BlockKind::Heading { level: 2 }, "Saturn V"),
-                (BlockKind::TableRow, "Stages:"),
-                (BlockKind::TableRow, "First: S-IC"),
-                (BlockKind::Paragraph, "three"),
-                (BlockKind::TableRow, "Maker: Boeing"),
-                (BlockKind::Paragraph, "Line one line two"),
-                (BlockKind::Paragraph, "after rule"),
-                (BlockKind::Preformatted, "a  b\n c"),
-                (BlockKind::ListItem, "x"),
-                (BlockKind::ListItem, "y")
-            ]
-        );
-        let links: Vec<(&str, &str)> = doc.links.iter().map(|l| (l.target.as_str(), doc.slice(l.span))).collect();
-        assert_eq!(
-            links,
-            vec![("saturn.html", "V"), ("s-ic.html", "S-IC"), ("three.html", "three"), ("boeing.html", "Boeing")]
-        );
-    }
-
-    #[test]
-    fn deeply_nested_elements_do_not_overflow_a_small_stack() {
-        // The browser build runs on a 1 MiB stack; one frame per nesting level overflowed it.
-        // html5ever scans its whole open-element stack for every `<div>` (quadratic: 45 s for 100,000), so most
-        // levels are inline elements, which it nests in constant time.
-        let page = "<div>".repeat(1_000) + &"<span><b>".repeat(49_500) + "Deep <a href='bottom.html'>text</a>";
-        let doc = std::thread::Builder::new()
-            .stack_size(1 << 20)
-            .spawn(move || parse_doc(&page))
-            .expect("thread spawns")
-            .join()
-            .expect("parsing does not overflow the stack");
-        assert_eq!(doc.text, "Deep text");
-        assert_eq!(doc.slice(doc.links[0].span), "text");
-    }
-}
+mod tests;

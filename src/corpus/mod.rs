@@ -17,6 +17,8 @@ mod odt;
 mod package;
 pub mod path;
 pub mod pdf;
+mod site_titles;
+mod summary;
 mod table;
 mod text;
 mod types;
@@ -24,6 +26,7 @@ mod types;
 pub use chunking::TokenCounter;
 pub use document::{Document, Format, Span};
 pub use entities::Gazetteer;
+pub use summary::ReportLine;
 pub use types::{
     Chunk, ChunkId, Corpus, DocId, Entity, EntityId, Mention, Relation, RelationSource, RelationType, RelationTypeId,
     Section, SectionId,
@@ -95,6 +98,9 @@ pub enum IngestFailure {
     Malformed(String),
     #[error("no text could be extracted")]
     NoText,
+    /// A redirect stub: a page whose only content sends the reader to another address.
+    #[error("a redirect to {target}, not indexed")]
+    Redirect { target: String },
     /// The file could not be read at all (missing, a folder, no permission): the reader's own words.
     #[error("{0}")]
     Unreadable(String),
@@ -153,6 +159,8 @@ pub struct IngestReport {
     pub errors: Vec<IngestError>,
     /// `(file, message)` pairs.
     pub warnings: Vec<(String, String)>,
+    /// Documents left out as copies of another, as `(file, the source kept)`; also among the warnings.
+    pub duplicates: Vec<(String, String)>,
     /// Each document's content hash, and where it is in `documents`.
     seen: std::collections::HashMap<[u8; 16], usize>,
 }
@@ -179,8 +187,9 @@ impl IngestReport {
                 for document in parsed.documents {
                     match self.seen.get(&document.content_hash) {
                         Some(&first) => {
-                            let note = duplicate_note(&self.documents[first].source);
-                            self.warnings.push((document.source, note));
+                            let kept = self.documents[first].source.clone();
+                            self.warnings.push((document.source.clone(), duplicate_note(&kept)));
+                            self.duplicates.push((document.source, kept));
                         }
                         None => {
                             self.seen.insert(document.content_hash, self.documents.len());
@@ -209,14 +218,17 @@ impl IngestReport {
         // leave its old version in the index.
         self.documents.retain(|document| match staying.get(&document.content_hash) {
             Some(first) if *first != document.source && !indexed_sources.contains(document.source.as_str()) => {
-                dropped.push((document.source.clone(), duplicate_note(first)));
+                dropped.push((document.source.clone(), first.to_string()));
                 false
             }
             _ => true,
         });
         self.seen = self.documents.iter().enumerate().map(|(i, d)| (d.content_hash, i)).collect();
-        self.warnings.extend(dropped.iter().cloned());
-        dropped
+        self.duplicates.extend(dropped.iter().cloned());
+        let notes: Vec<(String, String)> =
+            dropped.into_iter().map(|(copy, kept)| (copy, duplicate_note(&kept))).collect();
+        self.warnings.extend(notes.iter().cloned());
+        notes
     }
 }
 
@@ -309,7 +321,7 @@ fn parse_text_format(
 ) -> Result<(document::Metadata, Vec<String>), IngestFailure> {
     Ok(match format {
         Format::Markdown => markdown::parse(text, builder),
-        Format::Html => (html::parse(text, builder), Vec::new()),
+        Format::Html => (html::parse(text, builder)?, Vec::new()),
         Format::Csv | Format::Tsv => {
             let delimiter = if format == Format::Csv { b',' } else { b'\t' };
             let section = file.path.rsplit(['/', '\\']).next().unwrap_or(&file.path);

@@ -1,9 +1,10 @@
 //! Running a [`Method`]: each input retriever's list to [`FUSION_DEPTH`], then the fusion, reduced to
 //! chunks or to the [`Trace`] the CLI and the teaching view show.
 
+use super::default_method;
 use super::fusion::{self, FusedChunk, training};
 use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Trace, TracedChunk};
-use super::{FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
+use super::{DEFAULT, FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
 use crate::corpus::ChunkId;
 use crate::store::IndexedCorpus;
 
@@ -77,10 +78,11 @@ impl Method {
     }
 
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
-    /// added (to anything but learned fusion, whose network reads a fixed set).
+    /// added (to anything but learned fusion and the default, which read a fixed set).
     pub fn can_take(&self, retriever: Retriever) -> bool {
         match self {
             Method::Learned(model) => model.retrievers().contains(&retriever),
+            Method::Default => default_method::INPUTS.contains(&retriever),
             _ => true,
         }
     }
@@ -103,7 +105,7 @@ impl Method {
     fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
         let shared = SharedSearches::default();
         let query = query.sharing(&shared);
-        self.execute_with(depth, &|retriever, depth| retriever.run(index, query, depth))
+        self.execute_with(index, depth, &|retriever, depth| retriever.run(index, query, depth))
     }
 
     fn execute_replacing(
@@ -115,14 +117,19 @@ impl Method {
     ) -> Execution {
         let shared = SharedSearches::default();
         let query = query.sharing(&shared);
-        self.execute_with(depth, &|retriever, depth| match retriever == replaced {
+        self.execute_with(index, depth, &|retriever, depth| match retriever == replaced {
             true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
             false => retriever.run(index, query, depth),
         })
     }
 
     /// The method with each retriever's list from `run` (retriever, depth).
-    fn execute_with(&self, depth: usize, run: &dyn Fn(Retriever, usize) -> Retrieval) -> Execution {
+    fn execute_with(
+        &self,
+        index: &IndexedCorpus,
+        depth: usize,
+        run: &dyn Fn(Retriever, usize) -> Retrieval,
+    ) -> Execution {
         match self {
             Method::Single(retriever) => {
                 let retrieval = run(*retriever, depth);
@@ -138,6 +145,11 @@ impl Method {
                 let inputs = run_inputs(run, model.retrievers().iter().map(|&r| (r, 1.0)));
                 let fused = model.fuse(&input_lists(&inputs), depth);
                 Execution::fused(LEARNED, inputs, fused)
+            }
+            Method::Default => {
+                let inputs = run_inputs(run, default_method::INPUTS.iter().map(|&r| (r, 1.0)));
+                let fused = default_method::combine(index, &input_lists(&inputs), depth);
+                Execution::fused(DEFAULT, inputs, fused)
             }
         }
     }

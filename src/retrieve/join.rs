@@ -9,8 +9,9 @@
 //! two entities the query names (the query links them itself: "which is older, A or B?"); it scores the sum
 //! of its ends' hybrid relevance (the best standardised dense + BM25 score among their own chunks), so a
 //! bridge's far end ranks by the anchor that leads to it and by its own match, and each survivor by its best
-//! pair. Survivors are taken k̂ at a time, k̂ ← int(1.5·k̂ + 0.5), until their own chunks fill the list's top
-//! [`ANSWERS`]; the hybrid list fills the rest below them, in its own order.
+//! pair. Each survivor brings its best chunk, not its whole page (a long chapter would fill the list), the
+//! more relevant end of a pair first. Survivors are taken k̂ at a time, k̂ ← int(1.5·k̂ + 0.5), until their
+//! chunks fill the list's top [`ANSWERS`]; the hybrid list fills the rest below them, in its own order.
 
 use std::collections::{HashMap, HashSet};
 
@@ -24,6 +25,8 @@ use crate::store::IndexedCorpus;
 pub const ANSWERS: usize = 10;
 /// Survivors taken first.
 const FIRST_TAKE: usize = 1;
+/// The two ends of a pair score the same: the one more relevant by itself goes first.
+const TIE_BREAK: f32 = 1e-3;
 /// Anchors read from one query at most: a long query naming many entities joins nothing useful.
 const MAX_ANCHORS: usize = 5;
 /// Pages of the best hybrid matches taken as anchors beside the named entities: a bridge question often
@@ -56,6 +59,11 @@ impl Hybrid {
     /// An entity's relevance: its page's best chunk, or for an entity without a page the best chunk citing it.
     fn entity(&self, index: &IndexedCorpus, entity: EntityId) -> f32 {
         own_chunks(index, entity).into_iter().map(|c| self.chunk(c)).fold(self.floor, f32::max)
+    }
+
+    /// The chunk that speaks for an entity best: the one its relevance is read from.
+    fn best_chunk(&self, index: &IndexedCorpus, entity: EntityId) -> Option<ChunkId> {
+        own_chunks(index, entity).into_iter().max_by(|&a, &b| self.chunk(a).total_cmp(&self.chunk(b)).then(b.cmp(&a)))
     }
 }
 
@@ -191,9 +199,10 @@ pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<Ent
     let wanted = ANSWERS.min(depth);
     let mut take = FIRST_TAKE;
     let joined = loop {
-        let scored = ranked[..take.min(ranked.len())]
-            .iter()
-            .flat_map(|&(e, score)| own_chunks(index, e).into_iter().map(move |c| (c, score)));
+        let scored = ranked[..take.min(ranked.len())].iter().filter_map(|&(e, pair)| {
+            let best = hybrid.best_chunk(index, e)?;
+            Some((best, pair + TIE_BREAK * hybrid.chunk(best)))
+        });
         let joined = rank_chunks(index, query.vector, scored, depth);
         if joined.len() >= wanted || take >= ranked.len() {
             break joined;

@@ -4,15 +4,21 @@
 
 use std::sync::Arc;
 
-use super::{Fusion, FusionModel, Retriever};
+use super::{DEFAULT, Fusion, FusionModel, Retriever, default_method};
 
 /// A named way to rank chunks: one retriever, several fused with weights, or several fused by a trained
 /// network.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Method {
     Single(Retriever),
-    Fused { fusion: Fusion, inputs: Vec<(Retriever, f32)> },
+    Fused {
+        fusion: Fusion,
+        inputs: Vec<(Retriever, f32)>,
+    },
     Learned(Arc<FusionModel>),
+    /// The default: the hybrid's first documents, then the join's and the hybrid's in turn
+    /// (`default_method.rs`).
+    Default,
 }
 
 /// The name of learned fusion, whichever model it runs.
@@ -41,11 +47,16 @@ impl Method {
         PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map(|&(name, _, _, about)| (name, about))
     }
 
-    /// Every retriever alone, then every preset, then learned fusion with the shipped model.
+    /// The default, then every retriever alone, then every preset, then learned fusion with the shipped model.
     pub fn catalogue() -> Vec<Method> {
         let singles = Retriever::all().map(Method::Single);
         let presets = PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs));
-        singles.chain(presets).chain([Method::Learned(FusionModel::shipped())]).collect()
+        [Method::Default]
+            .into_iter()
+            .chain(singles)
+            .chain(presets)
+            .chain([Method::Learned(FusionModel::shipped())])
+            .collect()
     }
 
     pub fn name(&self) -> String {
@@ -62,11 +73,13 @@ impl Method {
                 format!("{}:{}", fusion.name(), parts.join("+"))
             }
             Method::Learned(_) => LEARNED.to_string(),
+            Method::Default => DEFAULT.to_string(),
         }
     }
 
     pub fn description(&self) -> String {
         match self {
+            Method::Default => default_method::description(),
             Method::Single(retriever) => retriever.description(),
             Method::Fused { fusion, inputs } => self.known_preset().map_or_else(
                 || format!("{} of {} lists", fusion.name(), inputs.len()),
@@ -74,8 +87,10 @@ impl Method {
             ),
             Method::Learned(model) => {
                 let trained_on = model.about().get("dataset").map_or("", String::as_str);
+                // Experimental: the shipped network ranks below the default on every labelled set
+                // (docs/QUALITY.md, issue 28).
                 format!(
-                    "seed 000's network over {} retrievers' standardised scores{}",
+                    "experimental: seed 000's network over {} retrievers' standardised scores{}",
                     model.retrievers().len(),
                     if trained_on.is_empty() { String::new() } else { format!(", trained on {trained_on}") }
                 )
@@ -86,7 +101,7 @@ impl Method {
     /// The catalogue's names, in its order, without loading learned fusion's network.
     pub fn names() -> Vec<&'static str> {
         let presets = PRESETS.iter().map(|&(name, ..)| name);
-        Retriever::all().map(Retriever::name).chain(presets).chain([LEARNED]).collect()
+        [DEFAULT].into_iter().chain(Retriever::all().map(Retriever::name)).chain(presets).chain([LEARNED]).collect()
     }
 
     /// Every name [`Method::parse`] takes, for help texts and error messages: the catalogue's names, then
@@ -104,6 +119,9 @@ impl Method {
         }
         if wanted == LEARNED {
             return Ok(Method::Learned(FusionModel::shipped()));
+        }
+        if wanted == DEFAULT {
+            return Ok(Method::Default);
         }
         if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
             return Ok(Self::preset(fusion, inputs));
@@ -167,7 +185,7 @@ mod tests {
         assert_eq!(custom.name(), "rrf:dense+bm25*2+path");
         assert_eq!(Method::parse("rrf:dense+bm25").unwrap().name(), "rrf");
         let error = |name: &str| Method::parse(name).unwrap_err().to_string();
-        assert!(error("graph").contains("known: dense, bm25, page"));
+        assert!(error("graph").contains("known: default, dense, bm25, page"));
         assert!(error("rrf:dense+nope").contains("unknown retriever `nope`"));
         assert!(error("rrf:dense*-1").contains("not negative"));
         assert!(error("rrf:dense*x").contains("`x` is not a weight"));

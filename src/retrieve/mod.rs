@@ -7,10 +7,12 @@
 pub mod assist;
 mod bm25;
 mod community;
+mod default_method;
 mod dense;
 mod entity;
 mod execute;
 pub mod fusion;
+mod grouping;
 mod hub;
 mod join;
 mod method;
@@ -34,11 +36,13 @@ use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
 pub use community::community;
+pub use default_method::DEFAULT;
 pub use dense::dense;
 pub use entity::entity;
 pub use execute::labelled_candidates;
 pub use fusion::learned::{FusionModel, FusionModelError};
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
+pub use grouping::{DocumentHit, group_by_document};
 pub use hub::{hub, hub_score};
 pub(crate) use join::fill_below;
 pub use join::{join, join_with_anchors};

@@ -16,7 +16,8 @@ use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index,
 
 /// Bumped whenever the same files would give another index (what is dropped, how text is structured), so
 /// caches keyed by their input (`quire eval`'s) are rebuilt. 2: pages that only repeat others are dropped.
-pub const REVISION: u32 = 2;
+/// 3: HTML read from its main content, redirect stubs left out, site-wide title suffixes removed.
+pub const REVISION: u32 = 3;
 
 /// The long tasks of indexing, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +154,7 @@ pub async fn run<H: Host>(
     outcome.documents = report.documents.len();
     let indexed = base.current().map_or(&[][..], |current| current.corpus.documents.as_slice());
     report.drop_indexed_duplicates(indexed, base.removed());
-    for (source, note) in crate::corpus::containment::drop_compilations(&mut report.documents, indexed) {
+    for (source, note) in crate::corpus::containment::drop_repeating_pages(&mut report.documents, indexed) {
         report.warnings.push((source, note));
     }
     outcome.timings.parse = clock() - started;

@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -85,8 +85,11 @@ test("a question is answered with provenance from the right document", async () 
   assert.equal(results.length, 6);
   assert.match(results[0].label, /^(Apollo 11|Moon) › /);
   assert.ok(results.slice(0, 3).some((r) => r.text.includes("Neil Armstrong became the first person")), JSON.stringify(results.slice(0, 3)));
-  // The default method fuses dense, BM25 and the node-set join; each result says where each ranked it.
-  assert.match(results[0].meta, /score -?\d+\.\d{4} · dense (#\d+|–) · bm25 (#\d+|–) · join (#\d+|–)$/);
+  // The default method reads dense, BM25, community and the node-set join; each result says where each ranked it,
+  // and names a document once.
+  assert.match(results[0].meta, /score -?\d+\.\d{4} · dense (#\d+|–) · bm25 (#\d+|–) · community (#\d+|–) · join (#\d+|–)$/);
+  const sources = results.map((r) => r.meta.split(" · ")[0]);
+  assert.equal(new Set(sources).size, sources.length, JSON.stringify(sources));
   // A second question waits for its own answer, not the first one's results.
   const second = await search(page, "What is the Sun made of?");
   assert.notDeepEqual(second, results);
@@ -162,8 +165,10 @@ test("the demo opens from its prebuilt index without embedding anything", async 
 
 test("retrievers, fusion and the number of results are the user's choice, and the trace shows each step", async () => {
   const { page, errors } = await openApp();
-  await page.uncheck('#retrievers input[value="join"]');
+  // The default reads its own retrievers; choosing a fusion hands the choice of retrievers to the user.
+  assert.equal(await page.isDisabled('#retrievers input[value="join"]'), true);
   await page.check('#fusion input[value="rrf"]');
+  await page.uncheck('#retrievers input[value="join"]');
   await page.fill("#top-k", "3");
   let results = await search(page, "Which agency launched Eagle?");
   assert.equal(results.length, 3);
@@ -378,6 +383,49 @@ test("a whole folder is added by its picker or by dropping it, and dropped files
   const moons = await search(page, "Which moon has seas of methane?");
   assert.match(moons[0].label, /^Titan › /);
   await rm(desktop, { recursive: true, force: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a real book's folder: the chapter answers, not the all-in-one page; the report is a few lines", async () => {
+  // Three chapters of the Rustonomicon as the toolchain ships them, the book's all-in-one page holding exactly
+  // those chapters (as mdBook writes print.html), a redirect stub, and the book's stylesheets, scripts and images.
+  const book = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/nomicon");
+  const folder = await mkdtemp(join(tmpdir(), "quire-book-"));
+  const root = join(folder, "nomicon");
+  await mkdir(join(root, "css"), { recursive: true });
+  const chapters = ["poisoning.html", "transmutes.html", "unbounded-lifetimes.html"];
+  const main = (page) => page.slice(page.indexOf("<main>") + 6, page.indexOf("</main>"));
+  const contents = [];
+  for (const chapter of chapters) {
+    const page = await readFile(join(book, chapter), "utf8");
+    contents.push(main(page));
+    await writeFile(join(root, chapter), page);
+  }
+  const print = await readFile(join(book, "print.html"), "utf8");
+  await writeFile(join(root, "print.html"), print.replace(main(print), contents.join("\n")));
+  await writeFile(join(root, "arc.html"), await readFile(join(book, "arc.html")));
+  const assets = (await readdir(book)).filter((name) => /\.(js|css|png|svg)$/.test(name));
+  for (const name of assets) await writeFile(join(root, name), await readFile(join(book, name)));
+  for (const name of await readdir(join(book, "css"))) await writeFile(join(root, "css", name), await readFile(join(book, "css", name)));
+
+  const { page, errors } = await openApp();
+  const before = await documentCount(page);
+  await page.setInputFiles("#folder", root);
+  await page.waitForFunction((n) => document.querySelector("#stats-line")?.textContent.startsWith(`${n} documents`), before + 3, { timeout: 120_000 });
+  await rm(folder, { recursive: true, force: true });
+  const results = await search(page, "What happens to a Mutex if a thread panics while it holds the lock?");
+  assert.match(results[0].meta, /^nomicon\/poisoning\.html · /, JSON.stringify(results));
+  assert.ok(results.every((r) => !r.meta.startsWith("nomicon/print.html")), JSON.stringify(results));
+  const sources = results.map((r) => r.meta.split(" · ")[0]);
+  assert.equal(new Set(sources).size, sources.length, `each document once: ${JSON.stringify(sources)}`);
+
+  const lines = await page.$$eval("#ingest-problems > li", (items) => items.map((li) => ({ text: li.textContent, problem: li.classList.contains("problem") })));
+  assert.deepEqual(lines.filter((l) => l.problem), [], JSON.stringify(lines));
+  assert.ok(lines.some((l) => /^nomicon\/print\.html: its text is in /.test(l.text)), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.text.startsWith("nomicon/arc.html: a redirect to ./arc-mutex/arc.html")), JSON.stringify(lines));
+  assert.ok(lines.some((l) => /^\d+ files of types Quire does not read, skipped: (css|js) \d+/.test(l.text)), JSON.stringify(lines));
+  assert.ok(lines.length <= 4, `one line per kind of file left out: ${JSON.stringify(lines)}`);
   assert.deepEqual(errors, []);
   await page.close();
 });

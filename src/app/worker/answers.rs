@@ -9,7 +9,7 @@ use crate::app::protocol::{Answer, AssistTurn, ResultRow};
 use crate::embed::TextEmbedder;
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::fusion::describe_ranks;
-use crate::retrieve::{Method, Query, ScoredChunk, Trace};
+use crate::retrieve::{DocumentHit, Method, Query, ScoredChunk, Trace, group_by_document};
 use crate::store::{DocumentOutline, IndexedCorpus};
 
 use super::with_index;
@@ -29,8 +29,8 @@ pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, Str
     let started = browser::now_ms();
     with_index(|engine, index| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
-        let (chunks, trace) = method.trace(index, Query::new(text, &vector), k, k);
-        Ok(answer(index, &chunks, trace, started))
+        let (hits, trace) = method.grouped(index, Query::new(text, &vector), k);
+        Ok(answer(index, &hits, trace, started))
     })
 }
 
@@ -44,19 +44,26 @@ pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOut
     })
 }
 
-fn answer(index: &IndexedCorpus, chunks: &[ScoredChunk], trace: Trace, started: f64) -> Answer {
-    let rows = chunks
+fn answer(index: &IndexedCorpus, hits: &[DocumentHit], trace: Trace, started: f64) -> Answer {
+    let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
+        let view = index.chunk_view(hit.chunk);
+        ResultRow {
+            label: view.label,
+            source: view.source,
+            chunk: hit.chunk,
+            score: hit.score,
+            ranks: input_ranks(&trace, hit.chunk),
+            text: view.text,
+            more,
+            also_in,
+        }
+    };
+    let source = |&document: &u32| index.corpus().documents[document as usize].source.clone();
+    let rows = hits
         .iter()
         .map(|hit| {
-            let view = index.chunk_view(hit.chunk);
-            ResultRow {
-                label: view.label,
-                source: view.source,
-                chunk: hit.chunk,
-                score: hit.score,
-                ranks: input_ranks(&trace, hit.chunk),
-                text: view.text,
-            }
+            let more = hit.more.iter().map(|c| row(c, Vec::new(), Vec::new())).collect();
+            row(&hit.best, more, hit.also_in.iter().map(source).collect())
         })
         .collect();
     let graph = trace.graph(index.corpus());
@@ -89,7 +96,10 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
         Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
         Turn::Done(chunks, trace) => {
             let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
-            with_index(|_, index| Ok(AssistTurn::Done(answer(index, &chunks, trace, started))))
+            with_index(|_, index| {
+                let hits = group_by_document(index, &chunks, chunks.len());
+                Ok(AssistTurn::Done(answer(index, &hits, trace, started)))
+            })
         }
     }
 }

@@ -68,8 +68,7 @@ pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Resul
     let report = &outcome.report;
     let outcome_shown = IndexOutcome {
         cancelled: outcome.cancelled,
-        errors: report.errors.iter().map(ToString::to_string).collect(),
-        warnings: report.warnings.iter().map(|(file, warning)| format!("{file}: {warning}")).collect(),
+        report: report.summary(),
         embedded: outcome.embedded,
         reused: outcome.reused,
         seconds: outcome.timings.total(),

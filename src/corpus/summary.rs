@@ -1,0 +1,142 @@
+//! One readable report of a batch of files. A dropped folder holds much that is routinely left out
+//! (stylesheets, scripts and fonts of a generated site, redirect pages, copies of the same file); listed
+//! file by file, those buried the real problems (a folder of the toolchain's books gave 203 lines). Real
+//! problems keep a line each; each routine kind becomes one line, with its files behind it.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::{IngestFailure, IngestReport};
+
+/// One line of the report: a problem with one file, a note, or a kind of file left out with its files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportLine {
+    pub text: String,
+    /// A file that could not be read as it should have been, as opposed to a note or something routinely
+    /// left out.
+    pub problem: bool,
+    /// The files a summary line stands for (empty for a line about one file, which names it).
+    pub files: Vec<String>,
+}
+
+impl ReportLine {
+    fn single(text: String, problem: bool) -> Self {
+        ReportLine { text, problem, files: Vec::new() }
+    }
+}
+
+impl IngestReport {
+    /// The report: problems first, then notes, then one line per kind of file routinely left out (a kind
+    /// with one file keeps that file's own line).
+    pub fn summary(&self) -> Vec<ReportLine> {
+        let mut unsupported: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let (mut problems, mut redirects) = (Vec::new(), Vec::new());
+        for error in &self.errors {
+            match &error.failure {
+                IngestFailure::Unsupported { extension } => {
+                    unsupported.entry(extension).or_default().push(error.file.clone())
+                }
+                IngestFailure::Redirect { target } => {
+                    redirects.push((error.to_string(), format!("{} → {target}", error.file)))
+                }
+                _ => problems.push(ReportLine::single(error.to_string(), true)),
+            }
+        }
+        let duplicates: HashSet<&str> = self.duplicates.iter().map(|(file, _)| file.as_str()).collect();
+        let notes = self
+            .warnings
+            .iter()
+            .filter(|(file, _)| !duplicates.contains(file.as_str()))
+            .map(|(file, warning)| ReportLine::single(format!("{file}: {warning}"), false));
+        let mut lines: Vec<ReportLine> = problems.into_iter().chain(notes).collect();
+        lines.extend(unsupported_line(&unsupported, &self.errors));
+        let copies = self
+            .duplicates
+            .iter()
+            .map(|(copy, kept)| (format!("{copy}: {}", super::duplicate_note(kept)), format!("{copy} = {kept}")))
+            .collect();
+        lines.extend(group(copies, |n| format!("{n} files repeat another file's content: each indexed once")));
+        lines.extend(group(redirects, |n| format!("{n} redirect pages not indexed: the pages they lead to are")));
+        lines
+    }
+
+    /// Files that could not be read as they should have been (not those routinely left out).
+    pub fn problem_count(&self) -> usize {
+        self.errors
+            .iter()
+            .filter(|e| !matches!(e.failure, IngestFailure::Unsupported { .. } | IngestFailure::Redirect { .. }))
+            .count()
+    }
+}
+
+/// `43 files of types Quire does not read, skipped: css 12, js 9, woff2 8, …`.
+fn unsupported_line(by_type: &BTreeMap<&str, Vec<String>>, errors: &[super::IngestError]) -> Option<ReportLine> {
+    let count: usize = by_type.values().map(Vec::len).sum();
+    if count < 2 {
+        let error = errors.iter().find(|e| matches!(e.failure, IngestFailure::Unsupported { .. }))?;
+        return Some(ReportLine::single(error.to_string(), false));
+    }
+    let mut kinds: Vec<(&str, usize)> = by_type.iter().map(|(kind, files)| (*kind, files.len())).collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let kinds: Vec<String> = kinds.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
+    let text = format!("{count} files of types Quire does not read, skipped: {}", kinds.join(", "));
+    Some(ReportLine { text, problem: false, files: by_type.values().flatten().cloned().collect() })
+}
+
+/// One line for `items` (each its own line, and its entry in a group's list), or the item's own line when
+/// there is one.
+fn group(items: Vec<(String, String)>, line: impl Fn(usize) -> String) -> Option<ReportLine> {
+    match items.len() {
+        0 => None,
+        1 => items.into_iter().next().map(|(own, _)| ReportLine::single(own, false)),
+        n => Some(ReportLine {
+            text: line(n),
+            problem: false,
+            files: items.into_iter().map(|(_, entry)| entry).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::corpus::{CorpusSettings, SourceFile, ingest};
+
+    #[test]
+    fn a_generated_site_s_folder_reads_as_a_few_lines() {
+        let page = |title: &str| {
+            format!(
+                "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>What {title} is about, at some length.</p></main></body></html>"
+            )
+        };
+        let stub =
+            "<html><head><meta http-equiv=\"refresh\" content=\"0; URL=a.html\"></head><body>Redirecting</body></html>";
+        let mut files = vec![
+            SourceFile::new("a.html", page("Alpha")),
+            SourceFile::new("b.html", page("Beta")),
+            SourceFile::new("copy/a.html", page("Alpha")),
+            SourceFile::new("copy/b.html", page("Beta")),
+            SourceFile::new("old-a.html", stub),
+            SourceFile::new("old-b.html", stub),
+            SourceFile::new("broken.pdf", "%PDF-1.7 not really"),
+            SourceFile::new("notes.txt", "caf\u{e9}".as_bytes().to_vec()),
+        ];
+        for (i, kind) in ["css", "css", "js", "woff2"].iter().enumerate() {
+            files.push(SourceFile::new(format!("theme/{i}.{kind}"), "x"));
+        }
+        let report = ingest(&files, &CorpusSettings::default());
+        let lines = report.summary();
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert!(lines[0].problem && texts[0].starts_with("broken.pdf: "), "{texts:?}");
+        assert_eq!(lines.iter().filter(|l| l.problem).count(), 1, "{texts:?}");
+        assert!(texts.contains(&"4 files of types Quire does not read, skipped: css 2, js 1, woff2 1"), "{texts:?}");
+        assert!(texts.contains(&"2 files repeat another file's content: each indexed once"), "{texts:?}");
+        assert!(texts.contains(&"2 redirect pages not indexed: the pages they lead to are"), "{texts:?}");
+        let redirects = lines.iter().find(|l| l.text.starts_with("2 redirect")).unwrap();
+        assert_eq!(redirects.files, ["old-a.html → a.html", "old-b.html → a.html"]);
+        let copies = lines.iter().find(|l| l.text.starts_with("2 files repeat")).unwrap();
+        assert_eq!(copies.files, ["copy/a.html = a.html", "copy/b.html = b.html"]);
+        assert_eq!(lines.len(), 4, "{texts:?}");
+        assert_eq!(report.problem_count(), 1);
+    }
+}
