@@ -9,8 +9,20 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
+    end_quietly_when_the_reader_leaves();
     keep_freed_memory();
     std::process::exit(cli::run());
+}
+
+/// Rust ignores SIGPIPE, so a write to a closed pipe (`quire stats x.quire --documents | head`) is an error,
+/// and `println!` panics on it. Command-line tools end quietly instead: the default action ends the process.
+#[cfg(not(target_arch = "wasm32"))]
+fn end_quietly_when_the_reader_leaves() {
+    #[cfg(unix)]
+    // SAFETY: sets a process-wide signal disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// mimalloc hands pages freed for 10 ms back to the kernel; every embedding batch then faults them in

@@ -44,6 +44,17 @@ fn index_stats_query_add_remove() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 6);
+    // A reader that leaves before the output is written (`quire stats … | head -0`) ends it without a panic.
+    let mut reader_gone = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(["stats", snapshot, "--documents"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(reader_gone.stdout.take());
+    let out = reader_gone.wait_with_output().unwrap();
+    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+    assert_ne!(out.status.code(), Some(101), "{}", text(&out.stderr));
     assert_eq!(stats["graph"]["nodes"]["page"], 6);
     assert!(stats["graph"]["edges"]["semantic_rel"].as_u64().unwrap() > 0);
     let communities = |stats: &serde_json::Value| stats["chunk_graph"]["communities"].as_u64().unwrap();
