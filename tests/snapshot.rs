@@ -117,6 +117,39 @@ fn payloads_that_decode_but_do_not_hang_together_are_refused() {
     );
 }
 
+#[test]
+fn crafted_settings_are_refused_before_they_drive_anything() {
+    // The demo index's parts with its stored settings changed, framed with a valid checksum.
+    let crafted = |change: &dyn Fn(&mut IndexSettings)| {
+        let index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
+        let mut settings = index.settings().clone();
+        change(&mut settings);
+        let parts = (
+            &settings,
+            index.model(),
+            index.corpus(),
+            index.embeddings(),
+            index.rows(),
+            index.chunk_index(),
+            index.bm25(),
+        );
+        let payload = postcard::to_allocvec(&(parts, index.chunk_graph())).unwrap();
+        refusal(&frame(&payload))
+    };
+    assert_eq!(
+        crafted(&|s| s.corpus.chunk_target_tokens = 3),
+        SnapshotError::Inconsistent("the setting chunk_target_tokens is 3, outside 16 to 256".into())
+    );
+    assert_eq!(
+        crafted(&|s| s.bm25.k1 = f32::NAN),
+        SnapshotError::Inconsistent("the setting BM25 k1 is NaN, outside 0 to 10".into())
+    );
+    assert_eq!(
+        crafted(&|s| s.bm25.k1 = 2.0),
+        SnapshotError::Inconsistent("BM25 scores with other parameters than the settings say".into())
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 

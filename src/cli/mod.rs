@@ -124,7 +124,10 @@ pub fn run() -> i32 {
             if let Some(target) = chunk_target {
                 settings.corpus.chunk_target_tokens = target;
             }
-            indexing::index(&cli.model_dir, &paths, &output, fresh, settings)
+            match settings.check() {
+                Ok(()) => indexing::index(&cli.model_dir, &paths, &output, fresh, settings),
+                Err(problem) => Err(problem.to_string()),
+            }
         }
         Command::Add { snapshot, paths } => indexing::update(&cli.model_dir, &snapshot, &paths, &[]),
         Command::Remove { snapshot, sources } => indexing::update(&cli.model_dir, &snapshot, &[], &sources),

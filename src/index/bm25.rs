@@ -89,11 +89,19 @@ impl Bm25Index {
         if self.postings.iter().flatten().any(|p| p.doc as usize >= documents) {
             return Err("BM25 posting beyond the indexed chunks".into());
         }
+        if !(self.average_length.is_finite() && self.average_length >= 0.0) {
+            return Err(format!("a BM25 average length of {}", self.average_length).into());
+        }
         Ok(())
     }
 
     pub fn is_empty(&self) -> bool {
         self.doc_lengths.is_empty()
+    }
+
+    /// The parameters it scores with.
+    pub fn params(&self) -> Bm25Params {
+        self.params
     }
 
     pub fn idf(&self, document_frequency: usize) -> f32 {

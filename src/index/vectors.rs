@@ -79,7 +79,8 @@ impl QuantizedVectors {
 
     /// Whether decoded data is internally consistent (one code per dimension per vector).
     pub fn check(&self) -> Result<(), Inconsistent> {
-        if self.codes.len() != self.scales.len() * self.dimension {
+        // Checked: a crafted dimension whose product with the count wraps around would pass an unchecked test.
+        if self.scales.len().checked_mul(self.dimension) != Some(self.codes.len()) {
             return Err(format!(
                 "{} vector codes for {} vectors of {} dimensions",
                 self.codes.len(),

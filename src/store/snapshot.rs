@@ -124,6 +124,7 @@ impl StoredChunkGraph for () {
 impl<G: StoredChunkGraph> OwnedBody<G> {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
     fn check(&self) -> Result<(), Inconsistent> {
+        self.settings.check()?;
         self.corpus.check()?;
         let vectors = self.embeddings.vectors();
         vectors.check()?;
@@ -146,6 +147,9 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
             }
         }
         self.bm25.check(corpus.chunks.len())?;
+        if self.bm25.params() != self.settings.bm25 {
+            return Err("BM25 scores with other parameters than the settings say".into());
+        }
         self.chunk_graph.check(corpus, vectors.dimension())
     }
 

@@ -212,3 +212,11 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_dimension_that_wraps_the_size_around_is_inconsistent() {
+    // 2 × (384 + 2⁶³) wraps to 768 codes in 64 bits (2³¹ in 32): a crafted snapshot passed, then panicked on a read.
+    let crafted = QuantizedVectors { dimension: 384 + (usize::MAX / 2 + 1), codes: vec![0; 768], scales: vec![1.0; 2] };
+    assert!(crafted.check().is_err());
+    assert!(QuantizedVectors { dimension: 384, codes: vec![0; 768], scales: vec![1.0; 2] }.check().is_ok());
+}
