@@ -207,3 +207,27 @@ fn clear_errors_for_bad_snapshots_and_missing_models() {
     );
     assert!(text(&out.stderr).contains("bash models/fetch.sh"));
 }
+
+/// A folder with a FIFO and a link to `/dev/zero` named like documents, and a link back to itself: the run
+/// ends, indexes the good file and names each of the others (it blocked forever, or read without end).
+#[cfg(unix)]
+#[test]
+fn pipes_devices_and_link_loops_in_a_folder_are_named_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("moon.md"), "# Moon\n\nThe Moon is Earth's only natural satellite.\n").unwrap();
+    let fifo = std::ffi::CString::new(docs.join("pipe.md").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", docs.join("zero.txt")).unwrap();
+    std::os::unix::fs::symlink(&docs, docs.join("again")).unwrap();
+    let snapshot = dir.path().join("out.quire");
+    let out = quire(&["index", docs.to_str().unwrap(), "-o", snapshot.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("parsed 1 documents (3 files failed)"), "{stderr}");
+    assert!(stderr.contains("pipe.md: not a regular file"), "{stderr}");
+    assert!(stderr.contains("zero.txt: not a regular file"), "{stderr}");
+    assert!(stderr.contains("again: a link back to"), "{stderr}");
+}

@@ -141,38 +141,53 @@ fn unreadable(name: &str, error: &std::io::Error) -> IngestError {
 }
 
 /// Files named explicitly (missing ones too, so they are reported), plus files with a supported extension
-/// found under named folders; a folder that cannot be listed, as its error.
+/// found under named folders; a folder that cannot be listed, as its error. Only regular files are read: a
+/// FIFO would block the run and a device (`/dev/zero`) never ends.
 fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
     let mut files = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            walk(path, &mut files);
-        } else {
-            files.push(Ok(path.clone()));
+        match std::fs::metadata(path) {
+            Ok(metadata) if metadata.is_dir() => walk(path, &mut files),
+            Ok(metadata) if !metadata.is_file() => files.push(Err(not_a_file(path))),
+            _ => files.push(Ok(path.clone())),
         }
     }
     files
 }
 
-/// Supported files under `dir`, in name order; hidden files and folders are skipped.
+/// Supported regular files under `dir`, in name order; hidden files and folders are skipped. Symbolic links
+/// are followed (a linked folder is part of the tree), and a link back into its own ancestors is reported
+/// once instead of walked forever (walkdir keeps the ancestors' identities).
 fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return files.push(Err(unreadable(&dir.display().to_string(), &e))),
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
-        if hidden {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, files);
-        } else if corpus::detect_format(&path.to_string_lossy(), &[]).is_ok() {
-            files.push(Ok(path));
+    let hidden = |entry: &walkdir::DirEntry| entry.depth() > 0 && entry.file_name().to_string_lossy().starts_with('.');
+    let entries = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter();
+    for entry in entries.filter_entry(|entry| !hidden(entry)) {
+        match entry {
+            Ok(entry) if !entry.file_type().is_dir() => {
+                if corpus::detect_format(&entry.path().to_string_lossy(), &[]).is_ok() {
+                    let is_file = entry.file_type().is_file();
+                    files.push(if is_file { Ok(entry.into_path()) } else { Err(not_a_file(entry.path())) });
+                }
+            }
+            Ok(_) => {}
+            Err(error) => {
+                let place = error.path().unwrap_or(dir).display().to_string();
+                let reason = match error.loop_ancestor() {
+                    Some(ancestor) => format!("a link back to {}, not followed", ancestor.display()),
+                    None => error.to_string(),
+                };
+                files.push(Err(IngestError {
+                    file: corpus::path::normalize(&place),
+                    failure: IngestFailure::Unreadable(reason),
+                }));
+            }
         }
     }
+}
+
+fn not_a_file(path: &Path) -> IngestError {
+    let file = corpus::path::normalize(&path.display().to_string());
+    IngestError { file, failure: IngestFailure::Unreadable("not a regular file (a pipe, a device or a socket)".into()) }
 }
 
 /// A document's identity is its path relative to the working folder where it lies inside it, so

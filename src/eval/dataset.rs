@@ -197,14 +197,26 @@ fn report_unknown(warnings: &mut Vec<String>, what: &str, place: &str, unknown: 
     ));
 }
 
+/// Bytes a gzipped dataset file may inflate to: gzip states no size, and a few megabytes of a crafted one
+/// inflate without end (a 6 MB file filled 8 GiB).
+const MAX_INFLATED_BYTES: u64 = 1 << 30;
+
 /// A dataset file's bytes, ungzipped when its name ends in `.gz` (BEIR files ship either way).
 pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, DatasetError> {
+    inflate(name, bytes, MAX_INFLATED_BYTES)
+}
+
+fn inflate(name: &str, bytes: Vec<u8>, limit: u64) -> Result<Vec<u8>, DatasetError> {
     if !name.ends_with(".gz") {
         return Ok(bytes);
     }
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes.as_slice()), &mut out)
+    let decoder = flate2::read::GzDecoder::new(bytes.as_slice());
+    std::io::Read::read_to_end(&mut std::io::Read::take(decoder, limit + 1), &mut out)
         .map_err(|e| DatasetError::of_file(name, format!("not a readable gzip file: {e}")))?;
+    if out.len() as u64 > limit {
+        return Err(DatasetError::of_file(name, format!("inflates past {limit} bytes, the limit for a dataset file")));
+    }
     Ok(out)
 }
 
@@ -305,6 +317,18 @@ impl Labels {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_gzip_file_that_inflates_past_the_limit_is_refused_without_reading_on() {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(&vec![b'{'; 1 << 20]).unwrap();
+        let bomb = encoder.finish().unwrap();
+        assert!(bomb.len() < 10_000, "a megabyte of one byte packs small");
+        let refused = inflate("queries.jsonl.gz", bomb.clone(), 1 << 16).unwrap_err().to_string();
+        assert!(refused.contains("queries.jsonl.gz") && refused.contains("inflates past 65536 bytes"), "{refused}");
+        assert_eq!(inflate("queries.jsonl.gz", bomb, 1 << 20).unwrap().len(), 1 << 20);
+    }
     use super::*;
 
     #[test]
