@@ -70,6 +70,13 @@ fn jsonl_records_become_documents_and_bad_lines_become_warnings() {
 
 /// A two-page PDF with real text content, written with lopdf.
 fn two_page_pdf() -> Vec<u8> {
+    pdf_with_outline(|_, _| None)
+}
+
+/// [`two_page_pdf`] with the outline `outline` adds, given the document and its two pages.
+fn pdf_with_outline(
+    outline: impl FnOnce(&mut lopdf::Document, &[lopdf::ObjectId]) -> Option<lopdf::ObjectId>,
+) -> Vec<u8> {
     use lopdf::content::{Content, Operation};
     use lopdf::{Document, Object, Stream, dictionary};
     let mut doc = Document::with_version("1.5");
@@ -91,18 +98,64 @@ fn two_page_pdf() -> Vec<u8> {
         };
         let content_id = doc.add_object(Stream::new(dictionary! {}, content.encode().unwrap()));
         let page_id = doc.add_object(dictionary! { "Type" => "Page", "Parent" => pages_id, "Contents" => content_id });
-        kids.push(page_id.into());
+        kids.push(page_id);
     }
+    let outlines = outline(&mut doc, &kids);
+    let kids: Vec<Object> = kids.into_iter().map(Object::from).collect();
     let pages = dictionary! {
         "Type" => "Pages", "Kids" => kids, "Count" => 2, "Resources" => resources_id,
         "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
     };
     doc.objects.insert(pages_id, Object::Dictionary(pages));
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    let mut catalog = dictionary! { "Type" => "Catalog", "Pages" => pages_id };
+    if let Some(outlines) = outlines {
+        catalog.set("Outlines", outlines);
+    }
+    let catalog_id = doc.add_object(catalog);
     doc.trailer.set("Root", catalog_id);
     let mut bytes = Vec::new();
     doc.save_to(&mut bytes).unwrap();
     bytes
+}
+
+/// Two outline items, one per page; `tamper` may then rewire them (given the outline root and the items).
+fn pdf_with_two_bookmarks(tamper: fn(&mut lopdf::Document, lopdf::ObjectId, [lopdf::ObjectId; 2])) -> Vec<u8> {
+    use lopdf::{Object, dictionary};
+    pdf_with_outline(|doc, pages| {
+        let root = doc.new_object_id();
+        let (comets, asteroids) = (doc.new_object_id(), doc.new_object_id());
+        let item = |title: &str, page: lopdf::ObjectId| {
+            dictionary! { "Title" => Object::string_literal(title), "Parent" => root,
+            "Dest" => vec![page.into(), "Fit".into()] }
+        };
+        let mut first = item("Comets", pages[0]);
+        first.set("Next", asteroids);
+        doc.objects.insert(comets, Object::Dictionary(first));
+        doc.objects.insert(asteroids, Object::Dictionary(item("Asteroids", pages[1])));
+        let outlines = dictionary! { "Type" => "Outlines", "First" => comets, "Last" => asteroids, "Count" => 2 };
+        doc.objects.insert(root, Object::Dictionary(outlines));
+        tamper(doc, root, [comets, asteroids]);
+        Some(root)
+    })
+}
+
+#[test]
+fn a_pdf_outline_is_read_in_order_and_one_that_refers_to_itself_ends() {
+    use quire::corpus::pdf::outline;
+    let plain = pdf_with_two_bookmarks(|_, _, _| {});
+    assert_eq!(outline(&plain), [(1, "Comets".to_string()), (1, "Asteroids".to_string())]);
+    // Each item its own first child, and the second's next the first: lopdf's walk recursed until the
+    // stack overflowed, which aborts the whole run (a stack overflow cannot be caught).
+    let looping = pdf_with_two_bookmarks(|doc, _, items| {
+        for (item, next) in [(items[0], items[0]), (items[1], items[0])] {
+            let dictionary = doc.get_object_mut(item).unwrap().as_dict_mut().unwrap();
+            dictionary.set("First", item);
+            dictionary.set("Next", next);
+        }
+    });
+    assert_eq!(outline(&looping), [(1, "Comets".to_string())]);
+    let parsed = parse_one("loop.pdf", &looping).unwrap().documents.remove(0);
+    assert!(parsed.text.contains("Comets are icy bodies"), "{}", parsed.text);
 }
 
 /// pdf-extract panics on this file (a font with an encoding it does not know) instead of returning an error.

@@ -1,7 +1,7 @@
 //! PDF, read as a careful reader would: text lines with their font size and position (pdf-extract's
 //! `OutputDev` hands over every glyph), then
 //! - running headers and footers (the same line, digits aside, at the top or bottom of most pages) dropped;
-//! - the section tree from the document outline (bookmarks, through lopdf) when there is one, each entry
+//! - the section tree from the document outline (bookmarks, read by `outline.rs`) when there is one, each entry
 //!   found on its page; otherwise headings from layout: lines set larger than the body text, ranked by size,
 //!   or numbered like `2.10.`, never lines split into columns (table rows);
 //! - words hyphenated across line ends rejoined, lines joined into paragraphs at vertical gaps;
@@ -17,6 +17,7 @@ use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder, Metadata, collapse_whitespace};
 
 mod headings;
+mod outline;
 
 use headings::{Headings, body_size, headings_from_layout, headings_from_outline, normalised, without_numbering};
 
@@ -73,10 +74,7 @@ fn read_pdf(bytes: &[u8]) -> Result<Read, Malformed> {
     }
     let mut lines = LineCollector::default();
     pdf_extract::output_doc(&document, &mut lines).map_err(|e| unreadable(&e))?;
-    let outline = document
-        .get_toc()
-        .map(|toc| toc.toc.into_iter().map(|entry| (entry.level, entry.title, entry.page)).collect())
-        .unwrap_or_default();
+    let outline = outline::outline_entries(&document);
     Ok((lines.pages, outline, metadata_title(&document)))
 }
 
