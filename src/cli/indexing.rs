@@ -116,13 +116,14 @@ fn print_outcome(outcome: &Outcome) {
 /// The report: each problem and note on its line, each kind of file routinely left out on one line with
 /// its files beneath; then a summary line.
 fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
-    for line in report.summary() {
+    let lines = report.summary();
+    for line in &lines {
         eprintln!("{}: {}", if line.problem { "skipped" } else { "note" }, line.text);
         if !line.files.is_empty() {
             eprintln!("    {}", line.files.join(", "));
         }
     }
-    let failed = report.problem_count();
+    let failed = lines.iter().filter(|line| line.problem).count();
     eprintln!("parsed {parsed} documents ({failed} files failed) in {seconds:.2}s");
 }
 
@@ -137,6 +138,11 @@ fn unreadable(name: &str, error: &std::io::Error) -> IngestError {
         std::io::ErrorKind::NotFound => "no such file or folder".to_string(),
         _ => error.to_string(),
     };
+    unreadable_because(name, reason)
+}
+
+/// The file `name` could not be read, for `reason`.
+fn unreadable_because(name: &str, reason: String) -> IngestError {
     IngestError { file: corpus::path::normalize(name), failure: IngestFailure::Unreadable(reason) }
 }
 
@@ -176,18 +182,14 @@ fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
                     Some(ancestor) => format!("a link back to {}, not followed", ancestor.display()),
                     None => error.to_string(),
                 };
-                files.push(Err(IngestError {
-                    file: corpus::path::normalize(&place),
-                    failure: IngestFailure::Unreadable(reason),
-                }));
+                files.push(Err(unreadable_because(&place, reason)));
             }
         }
     }
 }
 
 fn not_a_file(path: &Path) -> IngestError {
-    let file = corpus::path::normalize(&path.display().to_string());
-    IngestError { file, failure: IngestFailure::Unreadable("not a regular file (a pipe, a device or a socket)".into()) }
+    unreadable_because(&path.display().to_string(), "not a regular file (a pipe, a device or a socket)".into())
 }
 
 /// A document's identity is its path relative to the working folder where it lies inside it, so

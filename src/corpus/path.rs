@@ -25,7 +25,7 @@ pub fn normalize(path: &str) -> String {
 }
 
 /// The folder part of a normalised path (`a/b.md` → `a`, `b.md` → ``).
-fn parent(path: &str) -> &str {
+pub fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }
 

@@ -51,10 +51,9 @@ fn split_suffix(title: &str) -> Option<(&str, &str)> {
     (!head.is_empty() && !tail.is_empty()).then_some((head, tail))
 }
 
-/// The folder a document's file is in (a JSONL record's, its file's).
+/// The folder a document's file is in (a JSONL record's, its file's); sources are normalised paths.
 fn folder(source: &str) -> &str {
-    let file = source.split_once('#').map_or(source, |(file, _)| file);
-    file.rsplit_once(['/', '\\']).map_or("", |(folder, _)| folder)
+    super::path::parent(source.split_once('#').map_or(source, |(file, _)| file))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{IngestFailure, IngestReport};
+use super::{IngestError, IngestFailure, IngestReport};
 
 /// One line of the report: a problem with one file, a note, or a kind of file left out with its files.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,13 +30,11 @@ impl IngestReport {
     /// The report: problems first, then notes, then one line per kind of file routinely left out (a kind
     /// with one file keeps that file's own line).
     pub fn summary(&self) -> Vec<ReportLine> {
-        let mut unsupported: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut unsupported: BTreeMap<&str, Vec<&IngestError>> = BTreeMap::new();
         let (mut problems, mut redirects) = (Vec::new(), Vec::new());
         for error in &self.errors {
             match &error.failure {
-                IngestFailure::Unsupported { extension } => {
-                    unsupported.entry(extension).or_default().push(error.file.clone())
-                }
+                IngestFailure::Unsupported { extension } => unsupported.entry(extension).or_default().push(error),
                 IngestFailure::Redirect { target } => {
                     redirects.push((error.to_string(), format!("{} → {target}", error.file)))
                 }
@@ -50,7 +48,7 @@ impl IngestReport {
             .filter(|(file, _)| !duplicates.contains(file.as_str()))
             .map(|(file, warning)| ReportLine::single(format!("{file}: {warning}"), false));
         let mut lines: Vec<ReportLine> = problems.into_iter().chain(notes).collect();
-        lines.extend(unsupported_line(&unsupported, &self.errors));
+        lines.extend(unsupported_line(&unsupported));
         let copies = self
             .duplicates
             .iter()
@@ -60,28 +58,20 @@ impl IngestReport {
         lines.extend(group(redirects, |n| format!("{n} redirect pages not indexed: the pages they lead to are")));
         lines
     }
-
-    /// Files that could not be read as they should have been (not those routinely left out).
-    pub fn problem_count(&self) -> usize {
-        self.errors
-            .iter()
-            .filter(|e| !matches!(e.failure, IngestFailure::Unsupported { .. } | IngestFailure::Redirect { .. }))
-            .count()
-    }
 }
 
 /// `43 files of types Quire does not read, skipped: css 12, js 9, woff2 8, …`.
-fn unsupported_line(by_type: &BTreeMap<&str, Vec<String>>, errors: &[super::IngestError]) -> Option<ReportLine> {
+fn unsupported_line(by_type: &BTreeMap<&str, Vec<&IngestError>>) -> Option<ReportLine> {
     let count: usize = by_type.values().map(Vec::len).sum();
     if count < 2 {
-        let error = errors.iter().find(|e| matches!(e.failure, IngestFailure::Unsupported { .. }))?;
+        let error = by_type.values().flatten().next()?;
         return Some(ReportLine::single(error.to_string(), false));
     }
     let mut kinds: Vec<(&str, usize)> = by_type.iter().map(|(kind, files)| (*kind, files.len())).collect();
     kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let kinds: Vec<String> = kinds.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
     let text = format!("{count} files of types Quire does not read, skipped: {}", kinds.join(", "));
-    Some(ReportLine { text, problem: false, files: by_type.values().flatten().cloned().collect() })
+    Some(ReportLine { text, problem: false, files: by_type.values().flatten().map(|e| e.file.clone()).collect() })
 }
 
 /// One line for `items` (each its own line, and its entry in a group's list), or the item's own line when
@@ -137,6 +127,5 @@ mod tests {
         let copies = lines.iter().find(|l| l.text.starts_with("2 files repeat")).unwrap();
         assert_eq!(copies.files, ["copy/a.html = a.html", "copy/b.html = b.html"]);
         assert_eq!(lines.len(), 4, "{texts:?}");
-        assert_eq!(report.problem_count(), 1);
     }
 }

@@ -56,15 +56,29 @@ impl Hybrid {
         self.by_chunk.get(&chunk).copied().unwrap_or(self.floor)
     }
 
-    /// An entity's relevance: its page's best chunk, or for an entity without a page the best chunk citing it.
-    fn entity(&self, index: &IndexedCorpus, entity: EntityId) -> f32 {
-        own_chunks(index, entity).into_iter().map(|c| self.chunk(c)).fold(self.floor, f32::max)
+    /// An entity's relevance: that of its page's best chunk, or for an entity without a page of the best chunk
+    /// citing it (the floor when there is none); and that chunk, the one that speaks for the entity.
+    fn entity(&self, index: &IndexedCorpus, entity: EntityId) -> Relevance {
+        let best = own_chunks(index, entity)
+            .into_iter()
+            .map(|c| (c, self.chunk(c)))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        Relevance { score: best.map_or(self.floor, |(_, score)| score.max(self.floor)), best }
     }
+}
 
-    /// The chunk that speaks for an entity best: the one its relevance is read from.
-    fn best_chunk(&self, index: &IndexedCorpus, entity: EntityId) -> Option<ChunkId> {
-        own_chunks(index, entity).into_iter().max_by(|&a, &b| self.chunk(a).total_cmp(&self.chunk(b)).then(b.cmp(&a)))
-    }
+/// An entity's relevance to the query, and its best chunk with that chunk's score.
+#[derive(Clone, Copy)]
+struct Relevance {
+    score: f32,
+    best: Option<(ChunkId, f32)>,
+}
+
+/// A survivor, the score of the best pair it belongs to, and its best chunk.
+struct Survivor {
+    entity: EntityId,
+    pair: f32,
+    best: Option<(ChunkId, f32)>,
 }
 
 /// The chunks that speak for an entity: its page's, or for an entity without a page those citing it.
@@ -112,25 +126,27 @@ fn pair_scores(
     (anchors, named): (&[EntityId], usize),
     sets: &[HashSet<EntityId>],
     survivors: &HashSet<EntityId>,
-) -> Vec<(EntityId, f32)> {
-    let mut relevance: HashMap<EntityId, f32> = HashMap::new();
+) -> Vec<Survivor> {
+    let mut relevance: HashMap<EntityId, Relevance> = HashMap::new();
     let mut relevance_of = |e: EntityId| *relevance.entry(e).or_insert_with(|| hybrid.entity(index, e));
-    let mut best: HashMap<EntityId, f32> = survivors.iter().map(|&e| (e, relevance_of(e) + hybrid.floor)).collect();
+    let mut best: HashMap<EntityId, f32> =
+        survivors.iter().map(|&e| (e, relevance_of(e).score + hybrid.floor)).collect();
     let linked = anchors.iter().zip(sets).flat_map(|(&anchor, set)| {
         set.iter().filter(move |&&n| n != anchor && survivors.contains(&n)).map(move |&n| (anchor, n))
     });
     let named_pairs =
         anchors[..named].iter().enumerate().flat_map(|(i, &a)| anchors[i + 1..named].iter().map(move |&b| (a, b)));
     for (a, b) in linked.chain(named_pairs) {
-        let pair = relevance_of(a) + relevance_of(b);
+        let pair = relevance_of(a).score + relevance_of(b).score;
         for end in [a, b] {
             if let Some(score) = best.get_mut(&end) {
                 *score = score.max(pair);
             }
         }
     }
-    let mut ranked: Vec<(EntityId, f32)> = best.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut ranked: Vec<Survivor> =
+        best.into_iter().map(|(entity, pair)| Survivor { entity, pair, best: relevance_of(entity).best }).collect();
+    ranked.sort_by(|a, b| b.pair.total_cmp(&a.pair).then(a.entity.cmp(&b.entity)));
     ranked
 }
 
@@ -184,7 +200,8 @@ pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<Ent
     let hybrid = Hybrid::search(index, query);
     let (anchors, named) = anchors(index, named, &hybrid);
     let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
-    let relevance_nodes = |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e))).collect();
+    let relevance_nodes =
+        |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e).score)).collect();
     let mut steps: Vec<Step> =
         [("entities named in the query", &anchors[..named]), ("pages of the best hybrid matches", &anchors[named..])]
             .into_iter()
@@ -199,17 +216,16 @@ pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<Ent
     let wanted = ANSWERS.min(depth);
     let mut take = FIRST_TAKE;
     let joined = loop {
-        let scored = ranked[..take.min(ranked.len())].iter().filter_map(|&(e, pair)| {
-            let best = hybrid.best_chunk(index, e)?;
-            Some((best, pair + TIE_BREAK * hybrid.chunk(best)))
-        });
+        let scored = ranked[..take.min(ranked.len())]
+            .iter()
+            .filter_map(|s| s.best.map(|(chunk, score)| (chunk, s.pair + TIE_BREAK * score)));
         let joined = rank_chunks(index, query.vector, scored, depth);
         if joined.len() >= wanted || take >= ranked.len() {
             break joined;
         }
         take = ((1.5 * take as f32 + 0.5) as usize).max(take + 1);
     };
-    let kept = ranked[..take.min(ranked.len())].iter().map(|&(e, s)| node(e, s)).collect();
+    let kept = ranked[..take.min(ranked.len())].iter().map(|s| node(s.entity, s.pair)).collect();
     steps.push(Step::keep("survivors taken, by their best pair", kept, 0.0));
     Retrieval { chunks: fill_below(joined, hybrid.ranked, depth), steps }
 }
