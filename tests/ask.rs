@@ -130,6 +130,23 @@ fn broken_cut_and_slow_streams_are_diagnosed() {
     assert!(ok && stdout.starts_with("The documents say: "), "a slow stream that keeps coming is waited for: {stderr}");
 }
 
+#[test]
+fn a_stream_that_stalls_or_never_ends_is_stopped() {
+    for provider in ["openai", "ollama"] {
+        let started = std::time::Instant::now();
+        let (ok, stdout, stderr) = ask("stall", provider, &["--timeout", "1"], &[]);
+        assert!(
+            !ok && stderr.contains("/stall/") && stderr.contains("stopped sending its answer: nothing came for 1 s"),
+            "{provider}: {stderr}"
+        );
+        assert!(stdout.starts_with("The documents"), "what came before the stall is shown: {stdout}");
+        assert!(started.elapsed().as_secs_f64() < 4.5, "given up on after the timeout, not after the stall");
+        let (ok, stdout, stderr) = ask("endless", provider, &[], &[]);
+        assert!(!ok && stderr.contains("the answer was cut off at 100000 characters"), "{provider}: {stderr}");
+        assert!(stdout.len() <= 100_100, "no more than the budget is printed: {} bytes", stdout.len());
+    }
+}
+
 /// Each LLM-assisted retrieval runs its steps against the endpoint, shows them in the trace (its own `LLM:`
 /// lane with what the LLM was asked and answered), and the answer is built from the chunks it found.
 #[test]

@@ -56,6 +56,17 @@ fn reproduces_subset_figures_and_caches_the_index() {
     assert!(stdout.contains("document score = best score of its chunks"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("bm25 ") && l.contains(&format!("{BM25_NDCG:.3}"))), "{stdout}");
 
+    // An index cached under another key (an earlier revision of the pipeline) lends its vectors.
+    let folder = cache.path().join("quire/eval");
+    let cached: Vec<_> = std::fs::read_dir(&folder).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    std::fs::rename(&cached[0], folder.join("scifact-subset-0123456789abcdef.quire")).unwrap();
+    let rebuilt = quire_eval(cache.path(), &[fixture, "--retrievers", "bm25", "--baseline", "bm25"]);
+    let stderr = text(&rebuilt.stderr);
+    assert!(rebuilt.status.success() && stderr.contains("reusing the vectors of"), "{stderr}");
+    assert!(stderr.contains("embedded 0 new texts"), "{stderr}");
+    assert!(text(&rebuilt.stdout).contains(&format!("{BM25_NDCG:.3}")), "{}", text(&rebuilt.stdout));
+
     train_and_evaluate_learned_fusion(cache.path(), fixture);
 }
 

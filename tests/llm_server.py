@@ -7,7 +7,8 @@ given. The first path segment picks a behaviour, so one server serves every case
   /auth/...          401 unless `Authorization: Bearer test-key`
   /slow/...          one word every 0.4 s                /broken/...    a malformed line mid-stream
   /truncated/...     stops before the end of the answer  /hostile/...   an answer full of HTML and script
-  /silent/...        waits 3 s before answering at all
+  /silent/...        waits 3 s before answering at all   /stall/...     two words, then nothing for 5 s
+  /endless/...       the answer's words over and over, until the client hangs up
 
 The answer to Quire's LLM-assisted retrieval prompts is as deterministic: the graph traverser gets the listed
 section that shares most words with the question; query parsing gets the question's capitalised names as
@@ -18,6 +19,7 @@ The only model is `quire-test` (Ollama: `quire-test:latest`); another model is a
 Run: python3 tests/llm_server.py [PORT]   (prints `listening on PORT`, 0 picks a free port). It stops when its
 standard input closes, so a test that starts it with a pipe never leaves it running.
 """
+import itertools
 import json
 import os
 import re
@@ -157,7 +159,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         words = re.findall(r"\S+\s*", text)
+        if mode == "endless":
+            words = itertools.cycle(words)
         for index, word in enumerate(words):
+            if mode == "stall" and index == 2:
+                time.sleep(5)
+            if mode == "endless" and self.wfile.closed:
+                return
             if mode == "broken" and index == 2:
                 self.write("data: {\"choices\": [{\"delta\": \n\n" if api == "openai" else "{\"message\": {\"content\n")
                 return
@@ -180,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(text.encode())
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            pass
+            self.wfile.close()
 
 
 def main():

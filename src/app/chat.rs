@@ -151,9 +151,24 @@ impl Conversation {
         });
         retrieved(answer);
         let messages = build_messages(question, &context, &settings.instructions);
-        let mut on_text = |text: &str| self.update(index, |exchange| exchange.answer.push_str(text));
-        llm::stream(endpoint, &messages, call, settings.timeout_seconds, &mut on_text).await?;
-        Ok(())
+        // The answer is rendered whole (Markdown, citations) each time it grows: pieces are shown in batches,
+        // at most every RENDER_EVERY_MS, so a long answer costs a few hundred renders, not one per token.
+        const RENDER_EVERY_MS: f64 = 80.0;
+        let mut unshown = String::new();
+        let mut shown_at = 0.0;
+        let mut on_text = |text: &str| {
+            unshown.push_str(text);
+            let now = js_sys::Date::now();
+            if now - shown_at >= RENDER_EVERY_MS {
+                shown_at = now;
+                let piece = std::mem::take(&mut unshown);
+                self.update(index, |exchange| exchange.answer.push_str(&piece));
+            }
+        };
+        let streamed = llm::stream(endpoint, &messages, call, settings.timeout_seconds, &mut on_text).await;
+        let rest = std::mem::take(&mut unshown);
+        self.update(index, |exchange| exchange.answer.push_str(&rest));
+        streamed.map(|_| ())
     }
 }
 

@@ -193,6 +193,15 @@ fn report_line(line: ReportLine) -> impl IntoView {
     .into_any()
 }
 
+/// ` (12 copy other documents' passages)`, when there are any.
+fn copied(copies: usize) -> String {
+    match copies {
+        0 => String::new(),
+        1 => " (1 copies another document's passage)".into(),
+        n => format!(" ({n} copy other documents' passages)"),
+    }
+}
+
 #[component]
 pub fn Stats(summary: RwSignal<Option<CorpusSummary>>, engine_memory: RwSignal<u32>) -> impl IntoView {
     move || {
@@ -212,7 +221,7 @@ pub fn Stats(summary: RwSignal<Option<CorpusSummary>>, engine_memory: RwSignal<u
             view! {
                 <section class="panel" id="stats">
                     <h2>"Corpus"</h2>
-                    <p id="stats-line">{format!("{} documents · {} sections · {} chunks · {} entities · {} relations", s.documents, s.sections, s.chunks, s.entities, s.relations)}</p>
+                    <p id="stats-line">{format!("{} documents · {} sections · {} chunks{} · {} entities · {} relations", s.documents, s.sections, s.chunks, copied(s.copied_chunks), s.entities, s.relations)}</p>
                     <p id="engine-memory" data-bytes=move || engine_memory.get().to_string()>
                         {move || format!("The engine holds {:.0} MB of memory in this tab.", f64::from(engine_memory.get()) / 1e6)}
                     </p>

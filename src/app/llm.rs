@@ -19,7 +19,7 @@ use web_sys::{AbortController, ReadableStreamDefaultReader, RequestMode};
 
 use super::browser::{describe, describe_request};
 use crate::generate::{
-    self, Endpoint, Failure, HttpRequest, Message, StreamDecoder, StreamError, StreamEvent, chat_request,
+    self, AnswerBudget, Endpoint, Failure, HttpRequest, Message, StreamDecoder, StreamError, StreamEvent, chat_request,
     endpoint_origin, failure_for_status, models_request, parse_models,
 };
 
@@ -194,9 +194,11 @@ pub async fn stream(
 ) -> Result<String, Failure> {
     let request = chat_request(endpoint, messages);
     let response = send(endpoint, &request, call, timeout_s).await?;
-    let dropped = |error: JsValue| match is_abort(&error) {
-        true => Failure::Stopped,
-        false => Failure::Unreachable {
+    // The same call's abort ends a read: the idle timer's, the user's Stop, or the page leaving.
+    let dropped = |error: JsValue| match (is_abort(&error), call.timed_out.get()) {
+        (true, true) => Failure::Stalled { url: request.url.clone(), seconds: timeout_s.into() },
+        (true, false) => Failure::Stopped,
+        (false, _) => Failure::Unreachable {
             url: request.url.clone(),
             reason: format!("the connection broke: {}", describe(error)),
         },
@@ -205,8 +207,13 @@ pub async fn stream(
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let mut decoder = StreamDecoder::new(endpoint.provider);
     let mut answer = String::new();
+    let mut budget = AnswerBudget::default();
+    let started = js_sys::Date::now();
     loop {
+        // Each piece must come within the timeout of the last: a server that stalls mid-answer is let go.
+        let idle = deadline(call, timeout_s.max(1) * 1000);
         let chunk = JsFuture::from(reader.read()).await.map_err(dropped)?;
+        drop(idle);
         let finished = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()) == Some(true);
         let events = if finished {
             decoder.finish()
@@ -221,6 +228,10 @@ pub async fn stream(
         for event in events {
             match event {
                 StreamEvent::Text(text) => {
+                    if let Err(failure) = budget.take(&text, (js_sys::Date::now() - started) / 1000.0) {
+                        let _ = reader.cancel();
+                        return Err(failure);
+                    }
                     answer.push_str(&text);
                     on_text(&text);
                 }

@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use super::llm;
-use crate::generate::{Endpoint, PromptStyle, Provider, endpoint_origin};
+use crate::generate::{self, Endpoint, PromptStyle, Provider, endpoint_origin};
 use crate::retrieve::assist::Assist;
 
 const SETTINGS_KEY: &str = "quire.llm.settings";
@@ -40,6 +40,8 @@ pub struct LlmSettings {
     /// Seconds to wait for the endpoint to start answering (a local model may first need loading).
     pub timeout_seconds: u32,
     pub remember_key: bool,
+    /// The origin the API key was entered for: the key is sent there only.
+    pub key_origin: Option<String>,
 }
 
 impl Default for LlmSettings {
@@ -56,6 +58,7 @@ impl Default for LlmSettings {
             assist: None,
             timeout_seconds: 60,
             remember_key: false,
+            key_origin: None,
         }
     }
 }
@@ -67,7 +70,7 @@ impl LlmSettings {
 
     pub fn endpoint(&self, api_key: &str) -> Endpoint {
         let mut endpoint = Endpoint::new(self.provider, self.base_url.trim(), self.model.trim());
-        endpoint.api_key = Some(api_key.to_string()).filter(|k| !k.is_empty());
+        endpoint.api_key = generate::key_for(api_key, self.key_origin.as_deref(), &self.base_url).map(str::to_string);
         endpoint.temperature = self.temperature;
         endpoint.max_tokens = self.max_tokens;
         endpoint
@@ -90,9 +93,15 @@ fn read(key: &str) -> Option<String> {
 
 /// The stored settings and the key (remembered, or kept for this tab; empty when none).
 pub fn load() -> (LlmSettings, String) {
-    let settings = has_local_storage().then(|| LocalStorage::get(SETTINGS_KEY).ok()).flatten().unwrap_or_default();
+    let mut settings: LlmSettings =
+        has_local_storage().then(|| LocalStorage::get(SETTINGS_KEY).ok()).flatten().unwrap_or_default();
     let this_tab = has_session_storage().then(|| SessionStorage::raw().get_item(API_KEY_KEY).ok().flatten());
-    (settings, read(API_KEY_KEY).or(this_tab.flatten()).unwrap_or_default())
+    let key = read(API_KEY_KEY).or(this_tab.flatten()).unwrap_or_default();
+    // Settings saved before keys were bound to an origin: the key was saved with this address.
+    if settings.key_origin.is_none() && !key.is_empty() {
+        settings.key_origin = endpoint_origin(&settings.base_url).ok();
+    }
+    (settings, key)
 }
 
 /// The endpoint origin stored for the page's policy.
@@ -157,11 +166,28 @@ pub fn SettingsPanel(settings: RwSignal<LlmSettings>, api_key: RwSignal<String>)
         draft.update(|d| change(d));
         saved.set(None);
     };
-    let preset = move |provider: Provider, url: &'static str| {
+    // A key belongs to the address it was entered for: another origin empties the field, so that it is
+    // entered again for the new server rather than sent to it.
+    let set_address = move |url: &str| {
+        let origin = endpoint_origin(url).ok();
+        let bound = draft.get_untracked().key_origin;
+        let key_origin = match bound {
+            Some(_) if bound != origin => {
+                api_key.set(String::new());
+                None
+            }
+            // A key typed before any address goes with the first one given.
+            None if !api_key.get_untracked().is_empty() => origin,
+            _ => bound,
+        };
         edit(&|d| {
-            d.provider = provider;
             d.base_url = url.to_string();
-        })
+            d.key_origin = key_origin.clone();
+        });
+    };
+    let preset = move |provider: Provider, url: &'static str| {
+        edit(&|d| d.provider = provider);
+        set_address(url);
     };
     let on_save = move |_| {
         let chosen = draft.get_untracked();
@@ -222,7 +248,7 @@ pub fn SettingsPanel(settings: RwSignal<LlmSettings>, api_key: RwSignal<String>)
             </label>
             <label>"Base URL "
                 <input id="llm-url" type="url" placeholder="http://127.0.0.1:11434" prop:value=move || draft.get().base_url
-                    on:change=move |ev| { let url = event_target_value(&ev); edit(&|d| d.base_url = url.clone()) } />
+                    on:change=move |ev| { let url = event_target_value(&ev); set_address(&url) } />
             </label>
             <label>"Model "
                 <input id="llm-model" list="llm-models" prop:value=move || draft.get().model
@@ -231,7 +257,10 @@ pub fn SettingsPanel(settings: RwSignal<LlmSettings>, api_key: RwSignal<String>)
             </label>
             <label>"API key "
                 <input id="llm-key" type="password" autocomplete="off" prop:value=move || api_key.get()
-                    on:change=move |ev| api_key.set(event_target_value(&ev)) />
+                    on:change=move |ev| {
+                        api_key.set(event_target_value(&ev));
+                        edit(&|d| d.key_origin = endpoint_origin(&d.base_url).ok());
+                    } />
             </label>
             <label class="toggle"><input id="llm-remember" type="checkbox" prop:checked=move || draft.get().remember_key
                 on:change=move |ev| { let on = event_target_checked(&ev); edit(&|d| d.remember_key = on) } />"remember the key in this browser"</label>

@@ -190,8 +190,9 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
     }
     let started = Instant::now();
     let records = !Path::new(&corpus_path).is_dir();
-    let (index, report) =
-        indexing::index_files(embedder, files, settings).map_err(|e| format!("{corpus_path}: {e}"))?;
+    let earlier = if fresh { None } else { earlier_cached_index(name, &cached) };
+    let (index, report) = indexing::index_files(embedder, files, settings, earlier.as_ref())
+        .map_err(|e| format!("{corpus_path}: {e}"))?;
     // One records file is the whole corpus: a failure in it is the dataset's, not one file's among many.
     if let (true, Some(error)) = (records, report.errors.first()) {
         return Err(format!("{corpus_path}: {}", error.failure));
@@ -202,6 +203,31 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
     save_snapshot(&index, &cached)?;
     Ok(index)
+}
+
+/// The newest other cached index of the dataset `name` that still loads (one the pipeline's last revision,
+/// or an earlier version of the dataset, built): its vectors spare re-embedding every text that did not change.
+fn earlier_cached_index(name: &str, current: &Path) -> Option<IndexedCorpus> {
+    let prefix = format!("{name}-");
+    let mut earlier: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache_dir())
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path != current && path.extension().is_some_and(|e| e == "quire"))
+        .filter(|path| {
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .and_then(|s| s.strip_prefix(&prefix))
+                .is_some_and(|key| key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))
+        .collect();
+    earlier.sort();
+    earlier.into_iter().rev().find_map(|(_, path)| {
+        let index = load_snapshot(&path).ok()?;
+        eprintln!("reusing the vectors of {}", path.display());
+        Some(index)
+    })
 }
 
 fn evaluate(

@@ -243,13 +243,14 @@ pub fn read_folder(root: &Path) -> Vec<InputFile> {
 }
 
 /// A fresh index of files already read (`quire eval`'s corpus), with what each file gave; `None` when no
-/// document could be indexed.
+/// document could be indexed. Texts `previous` embedded with the same model are not embedded again.
 pub fn index_files(
     embedder: &MiniLmEmbedder,
     files: Vec<InputFile>,
     settings: IndexSettings,
+    previous: Option<&IndexedCorpus>,
 ) -> Result<(Option<IndexedCorpus>, IngestReport), String> {
-    let base = Base::Fresh { settings, reuse_vectors_of: None };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous };
     let count = files.len();
     let outcome = run_on(embedder, base, files, count)?;
     Ok((outcome.index, outcome.report))

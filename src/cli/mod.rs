@@ -212,6 +212,12 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     println!("documents  {}", summary.documents);
     println!("sections   {}", summary.sections);
     println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index().kind());
+    if summary.copied_chunks > 0 {
+        println!(
+            "  copies   {} repeat another document's passage: embedded once, found as the original",
+            summary.copied_chunks
+        );
+    }
     println!("entities   {} ({} external)", summary.entities, summary.external_entities);
     println!("mentions   {} ({} linked)", summary.mentions, summary.linked_mentions);
     println!("relations  {} of {} types", summary.relations, summary.relation_types);

@@ -135,7 +135,7 @@ fn redirect_target(document: &Html) -> Option<String> {
         .select(&refresh)
         .filter(|meta| meta.value().attr("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")))
         .find_map(|meta| meta.value().attr("content"))?;
-    let (_, target) = content.split_once(|c| c == ';' || c == ',')?;
+    let (_, target) = content.split_once([';', ','])?;
     let target = target.trim().trim_start_matches(|c: char| c.is_ascii_alphabetic()).trim_start();
     let target = target.strip_prefix('=')?.trim().trim_matches(['\'', '"']).trim();
     let body = Selector::parse("body").expect("static selector");

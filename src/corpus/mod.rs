@@ -5,6 +5,7 @@
 mod build;
 pub mod chunking;
 pub mod containment;
+pub mod copies;
 pub mod document;
 mod docx;
 mod encoding;

@@ -155,6 +155,10 @@ pub enum Failure {
     UnknownModel { model: String, available: Vec<String> },
     #[error("no answer from {url} within {seconds} s")]
     Timeout { url: String, seconds: u64 },
+    #[error("{url} stopped sending its answer: nothing came for {seconds} s")]
+    Stalled { url: String, seconds: u64 },
+    #[error("the answer was cut off at {limit}: {}", .reason)]
+    AnswerTooLong { limit: String, reason: &'static str },
     #[error("the endpoint answered HTTP {status}: {message}")]
     Http { status: u16, message: String },
     #[error("{0}")]
@@ -170,6 +174,45 @@ fn available_models(available: &[String]) -> String {
     match available.is_empty() {
         true => String::new(),
         false => format!("; it has: {}", available.join(", ")),
+    }
+}
+
+/// The key to send to `base_url`: `key` only when it was entered for that endpoint's origin (`key_origin`),
+/// so that changing the address never hands a key to another server.
+pub fn key_for<'a>(key: &'a str, key_origin: Option<&str>, base_url: &str) -> Option<&'a str> {
+    let origin = endpoint_origin(base_url).ok()?;
+    (!key.is_empty() && key_origin == Some(origin.as_str())).then_some(key)
+}
+
+/// Most characters of one answer Quire takes: a model caught in a loop would otherwise stream until the
+/// tab or the terminal runs out of memory, where a long real answer is a few thousand characters.
+pub const MAX_ANSWER_CHARS: usize = 100_000;
+/// The longest an answer may stream, however steadily it comes.
+pub const MAX_ANSWER_SECONDS: f64 = 600.0;
+
+/// An answer's size and duration as it streams, against [`MAX_ANSWER_CHARS`] and [`MAX_ANSWER_SECONDS`].
+#[derive(Default)]
+pub struct AnswerBudget {
+    chars: usize,
+}
+
+impl AnswerBudget {
+    /// Counts `text`, the next piece of an answer that started `elapsed_s` seconds ago.
+    pub fn take(&mut self, text: &str, elapsed_s: f64) -> Result<(), Failure> {
+        self.chars += text.chars().count();
+        if self.chars > MAX_ANSWER_CHARS {
+            return Err(Failure::AnswerTooLong {
+                limit: format!("{MAX_ANSWER_CHARS} characters"),
+                reason: "no real answer is that long; the model may be repeating itself",
+            });
+        }
+        if elapsed_s > MAX_ANSWER_SECONDS {
+            return Err(Failure::AnswerTooLong {
+                limit: format!("{MAX_ANSWER_SECONDS:.0} s"),
+                reason: "the endpoint was still streaming it",
+            });
+        }
+        Ok(())
     }
 }
 
@@ -191,6 +234,29 @@ pub fn failure_for_status(endpoint: &Endpoint, status: u16, body: &str) -> Failu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_goes_only_to_the_origin_it_was_entered_for() {
+        let groq = Some("https://api.groq.com");
+        assert_eq!(key_for("k", groq, "https://api.groq.com/openai/v1"), Some("k"));
+        assert_eq!(key_for("k", groq, "https://api.groq.com.evil.example/v1"), None);
+        assert_eq!(key_for("k", groq, "http://api.groq.com/openai/v1"), None, "not over another scheme");
+        assert_eq!(key_for("k", groq, "https://api.groq.com:8443/v1"), None, "nor to another port");
+        assert_eq!(key_for("k", None, "https://api.groq.com/openai/v1"), None);
+        assert_eq!(key_for("", groq, "https://api.groq.com/openai/v1"), None);
+    }
+
+    #[test]
+    fn an_answer_is_cut_at_its_budget() {
+        let mut budget = AnswerBudget::default();
+        let piece = "x".repeat(MAX_ANSWER_CHARS / 2);
+        assert!(budget.take(&piece, 1.0).is_ok());
+        assert!(budget.take(&piece, 2.0).is_ok());
+        let failure = budget.take("y", 3.0).unwrap_err();
+        assert!(failure.to_string().contains("cut off at 100000 characters"), "{failure}");
+        let failure = AnswerBudget::default().take("short", MAX_ANSWER_SECONDS + 1.0).unwrap_err();
+        assert!(failure.to_string().contains("cut off at 600 s"), "{failure}");
+    }
 
     #[test]
     fn an_origin_is_given_only_for_addresses_a_policy_can_hold() {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{Endpoint, Failure, HttpRequest, StreamDecoder, StreamEvent, failure_for_status};
 
 /// `timeout` bounds connecting and the wait for the response to start; a streamed answer may then take as
-/// long as it takes (ureq has no idle timeout for a body, and a total one would cut long answers).
+/// long as it keeps coming, each piece within `timeout` of the last (see [`ask`]).
 fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -57,7 +57,9 @@ pub fn list_models(endpoint: &Endpoint, timeout: Duration) -> Result<Vec<String>
     super::parse_models(endpoint.provider, &body).map_err(|e| Failure::Http { status, message: e.to_string() })
 }
 
-/// Asks for a streamed answer; `on_text` gets each piece as it arrives; returns the whole answer.
+/// Asks for a streamed answer; `on_text` gets each piece as it arrives; returns the whole answer. A server
+/// that sends nothing for `timeout` is given up on, and an answer longer than the [`super::AnswerBudget`]
+/// is cut off.
 pub fn ask(
     endpoint: &Endpoint,
     messages: &[super::Message],
@@ -77,27 +79,48 @@ pub fn ask(
             other => other,
         });
     }
-    let mut reader = response.body_mut().as_reader();
+    let started = std::time::Instant::now();
+    let pieces = read_in_background(response.into_body().into_reader());
     let mut decoder = StreamDecoder::new(endpoint.provider);
     let mut answer = String::new();
-    let mut buffer = [0u8; 4096];
+    let mut budget = super::AnswerBudget::default();
     loop {
-        let read = reader.read(&mut buffer).map_err(|e| match e.kind() {
-            std::io::ErrorKind::TimedOut => Failure::Timeout { url: request.url.clone(), seconds: timeout.as_secs() },
-            _ => Failure::Unreachable { url: request.url.clone(), reason: e.to_string() },
-        })?;
-        let events = if read == 0 { decoder.finish()? } else { decoder.push(&buffer[..read])? };
+        let read = match pieces.recv_timeout(timeout) {
+            Ok(read) => read,
+            Err(_) => return Err(Failure::Stalled { url: request.url.clone(), seconds: timeout.as_secs() }),
+        };
+        let read = read.map_err(|e| Failure::Unreachable { url: request.url.clone(), reason: e.to_string() })?;
+        let events = if read.is_empty() { decoder.finish()? } else { decoder.push(&read)? };
         for event in events {
             match event {
                 StreamEvent::Text(text) => {
+                    budget.take(&text, started.elapsed().as_secs_f64())?;
                     on_text(&text);
                     answer.push_str(&text);
                 }
                 StreamEvent::Done => return Ok(answer),
             }
         }
-        if read == 0 {
+        if read.is_empty() {
             return Ok(answer);
         }
     }
+}
+
+/// The body's bytes as they arrive, read on a thread of their own so that the caller can give up on a
+/// server that stops sending (ureq bounds a body's whole read, not the wait for its next byte); an empty
+/// piece is the end. The thread ends with the connection, or at its next piece once the caller is gone.
+fn read_in_background(mut reader: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        loop {
+            let read = reader.read(&mut buffer).map(|n| buffer[..n].to_vec());
+            let last = !matches!(&read, Ok(piece) if !piece.is_empty());
+            if sender.send(read).is_err() || last {
+                return;
+            }
+        }
+    });
+    receiver
 }

@@ -123,8 +123,20 @@ impl Method {
         })
     }
 
-    /// The method with each retriever's list from `run` (retriever, depth).
+    /// The method with each retriever's list from `run` (retriever, depth), each copy of another
+    /// document's passage in its original's place.
     fn execute_with(
+        &self,
+        index: &IndexedCorpus,
+        depth: usize,
+        run: &dyn Fn(Retriever, usize) -> Retrieval,
+    ) -> Execution {
+        let mut execution = self.execute_inputs(index, depth, run);
+        execution.chunks = fold_copies(index, std::mem::take(&mut execution.chunks));
+        execution
+    }
+
+    fn execute_inputs(
         &self,
         index: &IndexedCorpus,
         depth: usize,
@@ -153,6 +165,22 @@ impl Method {
             }
         }
     }
+}
+
+/// `chunks` with each copy of a passage (`corpus::copies`) replaced by its original, at the best place either
+/// had: a document that quotes another, or a copy in another folder, never takes the source's place, and the
+/// result names the source ("also in" the copies, see [`super::grouping`]).
+pub(super) fn fold_copies(index: &IndexedCorpus, chunks: Vec<ScoredChunk>) -> Vec<ScoredChunk> {
+    let copies = index.copies();
+    if copies.is_empty() {
+        return chunks;
+    }
+    let mut placed = std::collections::HashSet::new();
+    chunks
+        .into_iter()
+        .map(|hit| ScoredChunk { chunk: copies.original(hit.chunk), ..hit })
+        .filter(|hit| placed.insert(hit.chunk))
+        .collect()
 }
 
 /// One question's candidates with their standardised scores and labels, as [`training::train`] reads

@@ -2,25 +2,18 @@
 //! its other chunks in the list behind it ("2 more from this document"). Retrievers rank chunks, and one
 //! long chapter can take every place of a chunk list; a reader wants the places to name different documents.
 //!
-//! A passage quoted in another document (a forwarded mail, a copy kept in another folder, a digest page) is
-//! one result too: when a document's best chunk is a near copy of a better-ranked result's, that result says
-//! "also in" the other document instead of giving it a place of its own. (A document that only repeats
-//! others is not indexed at all: `corpus::containment`.)
+//! A passage quoted in another document (a forwarded mail, a copy kept in another folder) is one result: the
+//! method ranks its original (`corpus::copies`), and the result says it is "also in" the documents that copy
+//! it. (A document that only repeats others is not indexed at all: `corpus::containment`.)
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{FUSION_DEPTH, Method, Query, ScoredChunk, Trace};
-use crate::corpus::DocId;
+use crate::corpus::{ChunkId, DocId};
 use crate::store::IndexedCorpus;
 
-/// Share of word triples two chunks must have in common (Jaccard) to be copies of one passage: a quote
-/// with a greeting around it or a word changed still is one.
-const NEAR_COPY: f64 = 0.8;
-/// Words per shingle.
-const SHINGLE_WORDS: usize = 3;
-
 /// A document's place in a grouped list: its best chunk, then its other chunks the list held, best first,
-/// and the other documents whose best chunk is a near copy of this one's.
+/// and the other documents that copy its best chunk's passage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocumentHit {
     pub best: ScoredChunk,
@@ -28,60 +21,31 @@ pub struct DocumentHit {
     pub also_in: Vec<DocId>,
 }
 
-/// The first `documents` documents of a ranked chunk list, in the order of their best chunks, near copies
-/// folded into the better-ranked one's place.
+/// The first `documents` documents of a ranked chunk list, in the order of their best chunks, each with
+/// the documents that copy its best chunk.
 pub fn group_by_document(index: &IndexedCorpus, chunks: &[ScoredChunk], documents: usize) -> Vec<DocumentHit> {
     let corpus = index.corpus();
-    let document_of = |hit: &ScoredChunk| corpus.chunks[hit.chunk as usize].document;
+    let document_of = |chunk: ChunkId| corpus.chunks[chunk as usize].document;
     let mut hits: Vec<DocumentHit> = Vec::new();
     let mut place: HashMap<DocId, usize> = HashMap::new();
-    let mut shingles: Vec<HashSet<u64>> = Vec::new();
     for &chunk in chunks {
-        let document = document_of(&chunk);
-        if let Some(&at) = place.get(&document) {
-            // A near copy's other chunks are its own document's, not the result's.
-            if document_of(&hits[at].best) == document {
-                hits[at].more.push(chunk);
-            }
-            continue;
-        }
-        let own = word_shingles(corpus.chunk_text(chunk.chunk));
-        match shingles.iter().position(|other| jaccard(&own, other) >= NEAR_COPY) {
-            Some(at) => {
-                place.insert(document, at);
-                hits[at].also_in.push(document);
-            }
-            None => {
+        let document = document_of(chunk.chunk);
+        match place.get(&document) {
+            Some(&at) => hits[at].more.push(chunk),
+            None if hits.len() < documents => {
                 place.insert(document, hits.len());
-                hits.push(DocumentHit { best: chunk, more: Vec::new(), also_in: Vec::new() });
-                shingles.push(own);
+                let mut also_in: Vec<DocId> = Vec::new();
+                for copy in index.copies().copies_of(chunk.chunk).iter().map(|&c| document_of(c)) {
+                    if copy != document && !also_in.contains(&copy) {
+                        also_in.push(copy);
+                    }
+                }
+                hits.push(DocumentHit { best: chunk, more: Vec::new(), also_in });
             }
+            None => {}
         }
     }
-    hits.truncate(documents);
     hits
-}
-
-/// Hashes of a text's runs of [`SHINGLE_WORDS`] lowercased words (the whole text when it is shorter).
-/// Hand-written: exact Jaccard over a few chunks needs no sketch; MinHash pays off only across a corpus.
-fn word_shingles(text: &str) -> HashSet<u64> {
-    use std::hash::{Hash, Hasher};
-    let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
-    let hash = |words: &[String]| {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        words.hash(&mut hasher);
-        hasher.finish()
-    };
-    if words.len() < SHINGLE_WORDS {
-        return HashSet::from([hash(&words)]);
-    }
-    words.windows(SHINGLE_WORDS).map(hash).collect()
-}
-
-fn jaccard(a: &HashSet<u64>, b: &HashSet<u64>) -> f64 {
-    let shared = a.intersection(b).count();
-    let union = a.len() + b.len() - shared;
-    if union == 0 { 0.0 } else { shared as f64 / union as f64 }
 }
 
 impl Method {

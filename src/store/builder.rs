@@ -1,8 +1,10 @@
 //! Building an [`IndexedCorpus`] from documents in steps: structure the corpus, gather every node's text,
 //! reuse the vectors an earlier index of the same model already holds, embed the rest (in slices, or on
-//! every core at once), then assemble the graphs and search indexes.
+//! every core at once), then assemble the graphs and search indexes. A chunk that copies another
+//! document's passage (`corpus::copies`) is not embedded: it takes its original's vector.
 
-use crate::corpus::{Corpus, Document, TokenCounter};
+use crate::corpus::copies::Copies;
+use crate::corpus::{ChunkId, Corpus, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::index::{Bm25Index, VectorIndex};
 
@@ -22,6 +24,9 @@ pub fn node_texts(corpus: &Corpus) -> [Vec<String>; 7] {
     ]
 }
 
+/// Where the chunks' texts are in [`node_texts`].
+const CHUNKS: usize = 2;
+
 /// Builds an [`IndexedCorpus`] in steps, so a caller can report progress (CLI) or yield to the event loop
 /// between batches (browser).
 pub struct IndexBuilder {
@@ -29,6 +34,7 @@ pub struct IndexBuilder {
     corpus: Corpus,
     model: ModelIdentity,
     texts: [Vec<String>; 7],
+    copies: Copies,
     store: EmbeddingStore,
     /// Distinct texts with no vector yet, in first-seen order.
     pending: Vec<String>,
@@ -47,13 +53,21 @@ impl IndexBuilder {
     ) -> Self {
         let corpus = Corpus::build(documents, counter, &settings.corpus);
         let texts = node_texts(&corpus);
+        let copies = Copies::find(&corpus);
         let reusable =
             previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
         let mut store = EmbeddingStore::new(model.dimension);
         let mut pending = Vec::new();
         let mut queued = std::collections::HashSet::new();
         let mut reused = 0;
-        for text in texts.iter().flatten() {
+        let copy_texts: std::collections::HashSet<&str> = (0..corpus.chunks.len() as ChunkId)
+            .filter(|&chunk| copies.original(chunk) != chunk)
+            .map(|chunk| texts[CHUNKS][chunk as usize].as_str())
+            .collect();
+        for (kind, text) in texts.iter().enumerate().flat_map(|(kind, texts)| texts.iter().map(move |t| (kind, t))) {
+            if kind == CHUNKS && copy_texts.contains(text.as_str()) {
+                continue;
+            }
             let key = text_key(text);
             if store.rows.contains_key(&key) || queued.contains(&key) {
                 continue;
@@ -66,7 +80,7 @@ impl IndexBuilder {
                 }
             }
         }
-        Self { settings, corpus, model, texts, store, pending, embedded: 0, reused }
+        Self { settings, corpus, model, texts, copies, store, pending, embedded: 0, reused }
     }
 
     /// Distinct texts that need the embedder, in total.
@@ -192,11 +206,19 @@ impl IndexBuilder {
     pub fn finish(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
-        let [pages, sections, chunks, entities, relation_types, inverse_relation_types, statements] =
-            self.texts.each_ref().map(|texts| texts.iter().map(row).collect::<Vec<u32>>());
-        let rows = NodeRows { pages, sections, chunks, entities, relation_types, inverse_relation_types, statements };
+        let rows_of = |kind: usize| self.texts[kind].iter().map(row).collect::<Vec<u32>>();
+        let original_text = |chunk: usize| &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize];
+        let rows = NodeRows {
+            pages: rows_of(0),
+            sections: rows_of(1),
+            chunks: (0..self.texts[CHUNKS].len()).map(|chunk| row(original_text(chunk))).collect(),
+            entities: rows_of(3),
+            relation_types: rows_of(4),
+            inverse_relation_types: rows_of(5),
+            statements: rows_of(6),
+        };
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
-        let bm25 = Bm25Index::build(self.texts[2].iter().map(String::as_str), self.settings.bm25);
+        let bm25 = Bm25Index::build(self.texts[CHUNKS].iter().map(String::as_str), self.settings.bm25);
         let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
         IndexedCorpus::assemble(IndexParts {
             settings: self.settings,

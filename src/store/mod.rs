@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::copies::Copies;
 use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer};
 use crate::embed::{EmbedError, ModelIdentity};
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
@@ -121,6 +122,8 @@ pub struct CorpusSummary {
     pub documents: usize,
     pub sections: usize,
     pub chunks: usize,
+    /// Chunks that copy another document's passage, searched as their original (`corpus::copies`).
+    pub copied_chunks: usize,
     pub entities: usize,
     pub external_entities: usize,
     pub mentions: usize,
@@ -169,6 +172,8 @@ pub struct IndexedCorpus {
     chunk_graph: ChunkGraph,
     /// Entity names to find in queries; derived from the corpus, never stored.
     gazetteer: Gazetteer,
+    /// Chunks that repeat another document's passage; derived from the corpus, never stored.
+    copies: Copies,
 }
 
 /// The stored parts of an index, from which [`IndexedCorpus::assemble`] derives the rest.
@@ -184,12 +189,26 @@ pub(crate) struct IndexParts {
 }
 
 impl IndexedCorpus {
-    /// The index of `parts`: the knowledge graph and the gazetteer are derived from the corpus here.
+    /// The index of `parts`: the knowledge graph, the gazetteer and the copied passages are derived from the
+    /// corpus here.
     pub(crate) fn assemble(parts: IndexParts) -> Self {
         let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph } = parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
-        IndexedCorpus { settings, model, corpus, embeddings, rows, chunk_index, bm25, graph, chunk_graph, gazetteer }
+        let copies = Copies::find(&corpus);
+        IndexedCorpus {
+            settings,
+            model,
+            corpus,
+            embeddings,
+            rows,
+            chunk_index,
+            bm25,
+            graph,
+            chunk_graph,
+            gazetteer,
+            copies,
+        }
     }
 
     pub fn settings(&self) -> &IndexSettings {
@@ -231,6 +250,10 @@ impl IndexedCorpus {
 
     pub fn gazetteer(&self) -> &Gazetteer {
         &self.gazetteer
+    }
+
+    pub fn copies(&self) -> &Copies {
+        &self.copies
     }
 }
 
@@ -275,6 +298,7 @@ impl IndexedCorpus {
             documents: corpus.documents.len(),
             sections: corpus.sections.len(),
             chunks: corpus.chunks.len(),
+            copied_chunks: self.copies.len(),
             entities: corpus.entities.len(),
             external_entities: corpus.entities.iter().filter(|e| e.document.is_none()).count(),
             mentions: corpus.mentions.len(),

@@ -17,7 +17,8 @@ use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index,
 /// Bumped whenever the same files would give another index (what is dropped, how text is structured), so
 /// caches keyed by their input (`quire eval`'s) are rebuilt. 2: pages that only repeat others are dropped.
 /// 3: HTML read from its main content, redirect stubs left out, site-wide title suffixes removed.
-pub const REVISION: u32 = 3;
+/// 4: a chunk that copies another document's passage takes its original's vector.
+pub const REVISION: u32 = 4;
 
 /// The long tasks of indexing, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

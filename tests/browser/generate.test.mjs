@@ -138,7 +138,7 @@ test("an answer streams from the configured endpoint with clickable citations, i
   await page.close();
 });
 
-test("the connection test names what is wrong: CORS, the key, the model, a broken or cut stream, silence, no server", async () => {
+test("the connection test names what is wrong: CORS, the key, the model, a broken, cut or stalled stream, silence, no server", async () => {
   const { page } = await openApp();
   const diagnosis = async (mode, extra = {}) => {
     await configure(page, mode, extra);
@@ -154,13 +154,16 @@ test("the connection test names what is wrong: CORS, the key, the model, a broke
   assert.match((await diagnosis("broken")).text, /not a server-sent events stream/);
   assert.match((await diagnosis("truncated")).text, /stream ended before the answer was complete/);
   assert.match((await diagnosis("silent", { "#llm-timeout": "1" })).text, /no answer from .* within 1 s/);
+  assert.match((await diagnosis("stall", { "#llm-timeout": "1" })).text, /\/stall\/v1\/chat\/completions stopped sending its answer: nothing came for 1 s/);
   // Ollama's own API through the same checks.
   await fill(page, { "#llm-timeout": "60" });
   await configure(page, "ok", { "#llm-provider": "ollama", "#llm-url": `${llmOrigin}/ok`, "#llm-model": "quire-test:latest" });
   assert.equal((await testConnection(page)).state, "passed");
   assert.equal(await (await askLlm(page)).getAttribute("data-state"), "done");
   // A port nothing listens on: allowed by the policy once saved, then unreachable.
+  assert.equal(await page.inputValue("#llm-key"), "test-key", "the key stays while the origin does");
   await fill(page, { "#llm-provider": "openai", "#llm-url": "http://127.0.0.1:9/v1", "#llm-model": "quire-test" });
+  assert.equal(await page.inputValue("#llm-key"), "", "a key is never carried to another origin");
   await save(page);
   assert.match((await testConnection(page)).text, /cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models/);
   await page.close();

@@ -32,10 +32,10 @@ pub fn outline_entries(document: &Document) -> Vec<(usize, String, usize)> {
         if entries.len() >= MAX_ENTRIES {
             break;
         }
-        if let Object::Reference(id) = object {
-            if !visited.insert(*id) {
-                continue;
-            }
+        if let Object::Reference(id) = object
+            && !visited.insert(*id)
+        {
+            continue;
         }
         let Some(item) = dictionary(document, Some(object)) else { continue };
         if let Ok(next) = item.get(b"Next") {
@@ -124,10 +124,10 @@ fn named_destinations(document: &Document, catalog: &Dictionary) -> HashMap<Vec<
         if read > MAX_NAME_NODES {
             break;
         }
-        if let Object::Reference(id) = object {
-            if !visited.insert(*id) {
-                continue;
-            }
+        if let Object::Reference(id) = object
+            && !visited.insert(*id)
+        {
+            continue;
         }
         let Some(node) = dictionary(document, Some(object)) else { continue };
         if let Ok(kids) = node.get(b"Kids").and_then(Object::as_array) {

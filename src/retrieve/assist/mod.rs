@@ -156,7 +156,7 @@ impl AssistedRetrieval {
     fn finish(&self, index: &IndexedCorpus, outcome: Outcome) -> Turn {
         let Question { base, k, .. } = &self.question;
         let (lane, replacement) = match outcome {
-            Outcome::Chunks(chunks) => (Some(chunks), None),
+            Outcome::Chunks(chunks) => (Some(crate::retrieve::execute::fold_copies(index, chunks)), None),
             Outcome::Replace(retriever, retrieval) => (None, Some((retriever, retrieval))),
         };
         let (base_chunks, mut trace) = base.trace_replacing(index, self.question.query(), *k, *k, replacement);
