@@ -44,6 +44,7 @@ fn index_stats_query_add_remove() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 6);
+    assert_eq!(stats["node_vectors"], false, "an index embeds its chunks only");
     // A reader that leaves before the output is written (`quire stats … | head -0`) ends it without a panic.
     let mut reader_gone = Command::new(env!("CARGO_BIN_EXE_quire"))
         .args(["stats", snapshot, "--documents"])
@@ -79,12 +80,18 @@ fn index_stats_query_add_remove() {
     let question = "Which agency launched the mission that landed Eagle?";
     let out = quire(&["query", snapshot, question, "-k", "3", "--method", "rrf-all", "--trace"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // rrf-all reads the path retriever, which searches entity vectors: they are embedded now, and kept.
+    let adding = "holds chunk vectors only: embedding its pages, sections, entities and relations";
+    assert!(text(&out.stderr).contains(adding), "{}", text(&out.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&quire(&["stats", snapshot, "--json"]).stdout).unwrap();
+    assert_eq!(stats["node_vectors"], true);
     let printed = text(&out.stdout);
     for part in ["[path] weight 1", "seeds — entities nearest the query", "keep — subgraph", "[fusion: rrf]"] {
         assert!(printed.contains(part), "{part} missing from\n{printed}");
     }
     let out = quire(&["query", snapshot, question, "-k", "3", "--method", "zsum:dense+path*2", "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains(adding), "once is enough: {}", text(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["method"], "zsum:dense+path*2");
     assert_eq!(json["trace"]["retrievers"][1]["weight"], 2.0);
@@ -159,8 +166,14 @@ fn a_snapshot_with_a_short_model_hash_is_shown_not_a_crash() {
     let documents = quire::corpus::ingest(&common::demo_files(), &Default::default()).documents;
     let mut identity = quire::embed::TextEmbedder::identity(common::embedder()).clone();
     identity.model_hash = "abc".into();
-    let mut builder =
-        quire::store::IndexBuilder::new(documents, common::embedder(), identity, Default::default(), None);
+    let mut builder = quire::store::IndexBuilder::new(
+        documents,
+        common::embedder(),
+        identity,
+        Default::default(),
+        None,
+        quire::store::Vectors::All,
+    );
     builder.embed_all(common::embedder()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("short.quire");

@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use quire::corpus::{self, CorpusSettings, SourceFile};
 use quire::embed::{EmbedError, ModelIdentity, TextEmbedder};
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, node_texts};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors, merge_documents, node_texts};
 
 /// The real embedder, counting the texts it is asked for.
 struct Counting {
@@ -26,7 +26,8 @@ impl TextEmbedder for Counting {
 
 fn build(documents: Vec<corpus::Document>, previous: Option<&IndexedCorpus>, counter: &Counting) -> IndexedCorpus {
     let identity = counter.identity().clone();
-    let mut builder = IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), previous);
+    let mut builder =
+        IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), previous, Vectors::All);
     builder.embed_all(counter).unwrap();
     builder.finish()
 }
@@ -96,6 +97,7 @@ fn a_different_model_invalidates_reuse() {
         other.clone(),
         IndexSettings::default(),
         Some(&first),
+        Vectors::All,
     );
     assert_eq!(builder.reused(), 0);
     assert_eq!(builder.to_embed(), first.embeddings().len());
@@ -118,10 +120,17 @@ impl TextEmbedder for WrongDimension {
 fn a_model_of_another_dimension_is_a_clear_error() {
     let documents = parse(&common::demo_files());
     let identity = WrongDimension.identity().clone();
-    let mut builder =
-        IndexBuilder::new(documents.clone(), common::embedder(), identity.clone(), IndexSettings::default(), None);
+    let mut builder = IndexBuilder::new(
+        documents.clone(),
+        common::embedder(),
+        identity.clone(),
+        IndexSettings::default(),
+        None,
+        Vectors::All,
+    );
     let error = builder.embed_all(&WrongDimension).unwrap_err();
     assert_eq!(error.to_string(), "the model produced 768-dimensional vectors where the index holds 384 dimensions");
-    let mut builder = IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), None);
+    let mut builder =
+        IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), None, Vectors::All);
     assert!(matches!(builder.embed_all_parallel(&WrongDimension, 2, &|_| {}), Err(EmbedError::Dimension { .. })));
 }

@@ -5,7 +5,7 @@ mod common;
 
 use quire::corpus::{self, CorpusSettings};
 use quire::embed::TextEmbedder;
-use quire::store::{IndexBuilder, IndexSettings};
+use quire::store::{IndexBuilder, IndexSettings, Vectors};
 
 const MOON: &str = "# Moon\n\nThe Moon is Earth's only natural satellite.\n\n## Landings\n\nApollo 11 landed in \
     the Sea of Tranquility in July 1969.\n\n### Crew\n\nNeil Armstrong and Buzz Aldrin walked on the surface.\n\n\
@@ -44,8 +44,16 @@ fn an_outline_lists_sections_in_order_with_their_chunks_and_their_relevance() {
 fn vectors_embedded_elsewhere_build_the_same_index_and_too_many_are_refused() {
     let embedder = common::embedder();
     let documents = corpus::ingest(&common::demo_files(), &CorpusSettings::default()).documents;
-    let builder =
-        || IndexBuilder::new(documents.clone(), embedder, embedder.identity().clone(), IndexSettings::default(), None);
+    let builder = || {
+        IndexBuilder::new(
+            documents.clone(),
+            embedder,
+            embedder.identity().clone(),
+            IndexSettings::default(),
+            None,
+            Vectors::All,
+        )
+    };
     let mut here = builder();
     here.embed_all(embedder).unwrap();
 

@@ -6,13 +6,14 @@ mod common;
 
 use quire::embed::TextEmbedder;
 use quire::graph::overview::{Overview, OverviewKind};
-use quire::store::{IndexBuilder, IndexedCorpus};
+use quire::store::{IndexBuilder, IndexedCorpus, Vectors};
 
 fn demo_index() -> IndexedCorpus {
     let settings = quire::store::IndexSettings::default();
     let report = quire::corpus::ingest(&common::demo_files(), &settings.corpus);
     let embedder = common::embedder();
-    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None, Vectors::All);
     builder.embed_all(embedder).unwrap();
     builder.finish()
 }

@@ -7,9 +7,9 @@ mod common;
 
 use futures_executor::block_on;
 use quire::corpus::{IngestError, IngestFailure, SourceFile};
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 #[derive(Default)]
 struct Recorder {
@@ -51,7 +51,7 @@ fn run(host: &mut Recorder, base: Base<'_>, files: Vec<InputFile>) -> Outcome {
 }
 
 fn fresh() -> Base<'static> {
-    Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None }
+    Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::All }
 }
 
 fn sources(index: &IndexedCorpus) -> Vec<&str> {
@@ -121,4 +121,49 @@ fn updates_drop_indexed_duplicates_and_removals_alone_update() {
     assert_eq!(sources(&outcome.index.unwrap()), ["moon.md"]);
     assert!(host.heard.iter().all(|(task, ..)| *task != Task::Parse), "no parsing is announced without files");
     assert_eq!(outcome.embedded, 0, "nothing new to embed");
+}
+
+/// An index embeds its chunks only unless asked for every node's vectors; a method that searches pages,
+/// sections, entities or relations finds nothing on it until `Base::AllVectors` adds them (its chunk vectors
+/// kept), and then ranks as on an index built with every vector. Saved, an index says which it holds.
+#[test]
+fn chunk_vectors_first_and_node_vectors_when_a_method_needs_them() {
+    use quire::retrieve::{Method, Query, Retriever};
+    let files = || common::demo_files().into_iter().map(Ok).collect::<Vec<InputFile>>();
+    let chunks_only =
+        Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
+    let lean = run(&mut Recorder::default(), chunks_only, files());
+    let index = lean.index.unwrap();
+    assert_eq!(index.vectors(), Vectors::Chunks);
+    let chunk_texts: std::collections::HashSet<String> =
+        (0..index.corpus().chunks.len() as u32).map(|c| index.corpus().chunk_search_text(c)).collect();
+    assert_eq!(lean.embedded, chunk_texts.len(), "every distinct chunk text, and nothing else");
+    assert!(!index.summary().node_vectors);
+
+    let full = run(&mut Recorder::default(), fresh(), files()).index.unwrap();
+    assert!(full.summary().node_vectors && full.embeddings().len() > 2 * index.embeddings().len());
+
+    let question = "Who commanded the first crewed landing on the Moon?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let page = Method::Single(Retriever::Page);
+    assert!(page.reads_node_vectors() && !Method::Default.reads_node_vectors());
+    let lacking = Retriever::Page.run(&index, Query::new(question, &vector), 5);
+    assert!(lacking.chunks.is_empty() && !lacking.steps.is_empty(), "no node vectors, no page hits, and why");
+    let saved = IndexedCorpus::from_snapshot(&index.to_snapshot().unwrap()).unwrap();
+    assert_eq!(saved.vectors(), Vectors::Chunks, "a snapshot says which vectors it holds");
+
+    let mut host = Recorder::default();
+    let added = run(&mut host, Base::AllVectors { current: &index }, Vec::new());
+    assert_eq!(added.reused, index.embeddings().len(), "the chunk vectors are kept");
+    assert_eq!(added.embedded + added.reused, full.embeddings().len());
+    assert!(host.heard.iter().all(|(task, ..)| *task != Task::Parse), "nothing is parsed again");
+    let completed = added.index.unwrap();
+    assert_eq!(completed.vectors(), Vectors::All);
+    for method in [page, Method::Single(Retriever::Entity), Method::parse("zsum-all").unwrap()] {
+        let ranked = |index: &IndexedCorpus| -> Vec<u32> {
+            method.retrieve(index, Query::new(question, &vector), 5).iter().map(|hit| hit.chunk).collect()
+        };
+        assert!(!ranked(&completed).is_empty(), "{}", method.name());
+        assert_eq!(ranked(&completed), ranked(&full), "{}", method.name());
+    }
 }

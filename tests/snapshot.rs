@@ -9,7 +9,9 @@ use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
 use quire::embed::TextEmbedder;
 use quire::index::VectorIndexKind;
 use quire::retrieve::{Method, Query};
-use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, SnapshotError};
+use quire::store::{
+    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, SnapshotError, Vectors,
+};
 use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
 
 fn snapshot_bytes() -> &'static [u8] {
@@ -92,7 +94,7 @@ fn payloads_that_decode_but_do_not_hang_together_are_refused() {
         tamper(&mut corpus, &mut rows);
         let parts =
             (index.settings(), index.model(), &corpus, index.embeddings(), &rows, index.chunk_index(), index.bm25());
-        let payload = postcard::to_allocvec(&(parts, index.chunk_graph())).unwrap();
+        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors())).unwrap();
         IndexedCorpus::from_snapshot(&frame(&payload)).err().expect("must be refused")
     };
     assert_eq!(
@@ -133,7 +135,7 @@ fn crafted_settings_are_refused_before_they_drive_anything() {
             index.chunk_index(),
             index.bm25(),
         );
-        let payload = postcard::to_allocvec(&(parts, index.chunk_graph())).unwrap();
+        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors())).unwrap();
         refusal(&frame(&payload))
     };
     assert_eq!(
@@ -225,6 +227,8 @@ fn a_chunk_index_over_other_rows_is_refused() {
 const GOLDEN: &str = "tests/fixtures/golden-snapshot.bin";
 /// The golden file as format version 4 wrote it, before the chunk graph was stored.
 const GOLDEN_V4: &str = "tests/fixtures/golden-snapshot-v4.bin";
+/// The golden file as format version 5 wrote it, before an index could hold chunk vectors alone.
+const GOLDEN_V5: &str = "tests/fixtures/golden-snapshot-v5.bin";
 
 /// Small and inline so the golden file stays a few KiB; HNSW so it pins `instant-distance`'s layout too.
 fn golden_index() -> IndexedCorpus {
@@ -241,7 +245,8 @@ fn golden_index() -> IndexedCorpus {
     let report = corpus::ingest(&files, &CorpusSettings::default());
     let embedder = common::embedder();
     let settings = IndexSettings { hnsw_threshold: 0, ..IndexSettings::default() };
-    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None, Vectors::All);
     builder.embed_all(embedder).unwrap();
     builder.finish()
 }
@@ -318,6 +323,38 @@ fn structure(corpus: &quire::corpus::Corpus) -> Structure {
         corpus.chunks.iter().map(|c| (c.document, c.section, c.span.start, c.span.end)).collect(),
         corpus.mentions.iter().map(|m| (m.chunk, m.entity, m.span.start)).collect(),
     )
+}
+
+#[test]
+fn a_version_5_snapshot_loads_with_every_vector_it_held() {
+    let old = std::fs::read(common::root().join(GOLDEN_V5)).unwrap_or_else(|e| panic!("{GOLDEN_V5}: {e}"));
+    assert_eq!(format_version(&old), 5);
+    let index = IndexedCorpus::from_snapshot(&old).unwrap();
+    assert_eq!(index.vectors(), Vectors::All);
+    assert_eq!(index.rows().pages.len(), index.corpus().documents.len());
+    let question = "When did the Dawn probe orbit Vesta?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let pages = Method::parse("page").unwrap().retrieve(&index, Query::new(question, &vector), 3);
+    assert!(!pages.is_empty(), "its page vectors are searched as they were");
+    let saved = index.to_snapshot().unwrap();
+    assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
+    assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().vectors(), Vectors::All);
+}
+
+#[test]
+fn a_snapshot_of_chunk_vectors_has_no_row_for_another_node() {
+    let files =
+        [SourceFile::new("sun.txt", b"Sun\n\nThe Sun is the star at the centre of the Solar System.\n".to_vec())];
+    let report = corpus::ingest(&files, &CorpusSettings::default());
+    let embedder = common::embedder();
+    let identity = embedder.identity().clone();
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, identity, IndexSettings::default(), None, Vectors::Chunks);
+    builder.embed_all(embedder).unwrap();
+    let index = builder.finish();
+    assert!(index.rows().pages.is_empty() && index.rows().entities.is_empty());
+    let bytes = index.to_snapshot().unwrap();
+    assert_eq!(IndexedCorpus::from_snapshot(&bytes).unwrap().vectors(), Vectors::Chunks);
 }
 
 #[test]

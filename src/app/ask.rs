@@ -33,6 +33,9 @@ pub fn AskPanel(
         let Some(method) = choice.method() else { return no_retriever() };
         let k = choice.top_k();
         spawn_local(async move {
+            if !session.vectors_for(method.method().reads_node_vectors()).await {
+                return;
+            }
             match engine::query(&text, method, k).await {
                 Ok(result) => search.show(result, text),
                 Err(failure) => session.recover(failure).await,
@@ -54,7 +57,13 @@ pub fn AskPanel(
         let Some(method) = choice.method() else { return no_retriever() };
         let endpoint = chosen.endpoint(&api_key.get_untracked());
         let asked = text.clone();
-        conversation.ask(text, method, chosen, endpoint, move |result| search.show(result, asked.clone()));
+        let node_vectors =
+            method.method().reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors());
+        spawn_local(async move {
+            if session.vectors_for(node_vectors).await {
+                conversation.ask(text, method, chosen, endpoint, move |result| search.show(result, asked.clone()));
+            }
+        });
     };
 
     view! {

@@ -195,6 +195,15 @@ pub async fn update(
     .await
 }
 
+/// Adds the vectors of pages, sections, entities and relations to the index; answered as an update.
+pub async fn add_node_vectors() -> Result<(IndexOutcome, Option<IndexState>), Failure> {
+    call_for(Request::AddNodeVectors, |reply| match reply {
+        Reply::Updated { outcome, state } => Some((outcome, state)),
+        _ => None,
+    })
+    .await
+}
+
 /// Stops the running update at its next step.
 pub fn cancel() {
     CONNECTION.with(|connection| {

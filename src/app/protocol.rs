@@ -47,6 +47,9 @@ pub enum Request {
     },
     /// Parse `files` into the corpus, replacing same-named documents, and remove `removed`.
     Update { files: Vec<FileBytes>, removed: Vec<String> },
+    /// Embed the index's pages, sections, entities and relations (it holds chunk vectors only), before a
+    /// method that searches them runs; answered as an update.
+    AddNodeVectors,
     /// The `k` best chunks for `text` by `method`.
     Query { text: String, method: MethodSpec, k: usize },
     /// As `Query`, with the LLM-assisted retrieval `assist` searching by `method`: answered by what to ask the

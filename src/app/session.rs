@@ -179,6 +179,38 @@ impl IndexSession {
         }
     }
 
+    /// Before a method runs that searches page, section, entity or relation vectors (`reads_node_vectors`):
+    /// an index of chunk vectors gains them, with the progress of indexing (a Cancel keeps it as it was), and
+    /// is saved with them. Whether the method may run.
+    pub async fn vectors_for(self, reads_node_vectors: bool) -> bool {
+        if !reads_node_vectors || self.summary.get_untracked().is_none_or(|summary| summary.node_vectors) {
+            return true;
+        }
+        match engine::add_node_vectors().await {
+            Ok((outcome, state)) => {
+                self.phase.set(Phase::Ready);
+                let Some(state) = state.filter(|_| !outcome.cancelled) else { return false };
+                self.notice.set(Some(format!(
+                    "Embedded this index's pages, sections, entities and relations ({} texts, {:.0} s): the \
+                     retrievers that search them run on it from now on.",
+                    outcome.embedded, outcome.seconds
+                )));
+                self.show(state);
+                self.persist().await;
+                true
+            }
+            Err(Failure::Refused(reason)) => {
+                self.phase.set(Phase::Ready);
+                self.notice.set(Some(reason));
+                false
+            }
+            Err(crash) => {
+                self.recover(crash).await;
+                false
+            }
+        }
+    }
+
     pub fn remove(self, source: String) {
         spawn_local(self.update_index(Vec::new(), vec![source]));
     }

@@ -66,11 +66,13 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let index = super::load_snapshot(&args.snapshot)?;
     let embedder = super::load_embedder(model_dir)?;
     index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+    let assist = args.assist.as_deref().map(Assist::parse).transpose().map_err(|e| e.to_string())?;
+    let node_vectors = method.reads_node_vectors() || assist.is_some_and(Assist::reads_node_vectors);
+    let index = super::indexing::with_vectors_for(&embedder, index, node_vectors, Some(&args.snapshot))?;
     let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
     let timeout = Duration::from_secs(args.timeout);
-    let hits = match &args.assist {
+    let hits = match assist {
         Some(assist) => {
-            let assist = Assist::parse(assist).map_err(|e| e.to_string())?;
             let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
             assisted(
                 &index,

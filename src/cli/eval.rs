@@ -62,33 +62,38 @@ pub struct LabelledIndex {
     pub embedder: MiniLmEmbedder,
 }
 
-/// Reads `dir`'s questions and `split`'s labels, and indexes its corpus (cached) unless `snapshot` is given.
+/// Reads `dir`'s questions and `split`'s labels, and indexes its corpus (cached) unless `snapshot` is given;
+/// with the vectors of every node when `node_vectors` (the methods to run read them), added to the index's
+/// file if it lacks them.
 pub fn load_labelled(
     model_dir: &Option<PathBuf>,
     dir: &Path,
     split: &str,
     snapshot: Option<&Path>,
     fresh: bool,
+    node_vectors: bool,
 ) -> Result<LabelledIndex, String> {
     let name = dataset_name(dir);
     let labels = dataset::read_labels(&dataset::DiskFolder(dir), split).map_err(|e| e.to_string())?;
     let embedder = super::load_embedder(model_dir)?;
-    let index = match snapshot {
+    let (index, path) = match snapshot {
         Some(path) => {
             let index = load_snapshot(path)?;
             index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
-            index
+            (index, path.to_path_buf())
         }
         None => cached_index(dir, &name, &embedder, fresh)?,
     };
+    let index = indexing::with_vectors_for(&embedder, index, node_vectors, Some(&path))?;
     let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index)).map_err(|e| e.to_string())?;
     Ok(LabelledIndex { index, dataset, embedder })
 }
 
 pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let settings = eval_settings(&args)?;
+    let node_vectors = settings.methods.iter().any(Method::reads_node_vectors);
     let LabelledIndex { index, dataset, embedder } =
-        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), args.fresh)?;
+        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), args.fresh, node_vectors)?;
     let report = evaluate(&index, &embedder, &dataset, &settings)?;
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
@@ -164,7 +169,12 @@ fn read_corpus(dir: &Path) -> Result<(String, Vec<InputFile>), String> {
 /// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model, the
 /// settings, the snapshot format and the pipeline's revision; built (on every core) and cached when absent
 /// or when `fresh`.
-fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) -> Result<IndexedCorpus, String> {
+fn cached_index(
+    dir: &Path,
+    name: &str,
+    embedder: &MiniLmEmbedder,
+    fresh: bool,
+) -> Result<(IndexedCorpus, PathBuf), String> {
     let (corpus_path, files) = read_corpus(dir)?;
     let settings = IndexSettings::default();
     let mut key = blake3::Hasher::new();
@@ -183,7 +193,7 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
         match load_snapshot(&cached) {
             Ok(index) => {
                 eprintln!("using the cached index {} (--fresh rebuilds it)", cached.display());
-                return Ok(index);
+                return Ok((index, cached));
             }
             Err(e) => eprintln!("warning: rebuilding the cached index: {e}"),
         }
@@ -202,7 +212,7 @@ fn cached_index(dir: &Path, name: &str, embedder: &MiniLmEmbedder, fresh: bool) 
     std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
         .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
     save_snapshot(&index, &cached)?;
-    Ok(index)
+    Ok((index, cached))
 }
 
 /// The newest other cached index of the dataset `name` that still loads (one the pipeline's last revision,

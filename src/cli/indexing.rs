@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use quire::corpus::{self, IngestError, IngestFailure, IngestReport, SourceFile};
 use quire::embed::MiniLmEmbedder;
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 use super::{CliResult, load_embedder, load_snapshot, save_snapshot};
 
@@ -199,13 +199,14 @@ fn source_name(path: &Path, working_folder: Option<&Path>) -> String {
     relative.unwrap_or(path).to_string_lossy().into_owned()
 }
 
-/// `quire index`: a fresh index of `paths`, reusing the vectors of an existing output unless `fresh`.
+/// `quire index`: a fresh index of `paths` with the vectors `vectors` names, reusing the vectors of an
+/// existing output unless `fresh`.
 pub fn index(
     model: &Option<PathBuf>,
     paths: &[PathBuf],
     output: &Path,
     fresh: bool,
-    settings: IndexSettings,
+    (settings, vectors): (IndexSettings, Vectors),
 ) -> CliResult {
     let embedder = load_embedder(model)?;
     let previous = if fresh || !output.exists() {
@@ -215,7 +216,7 @@ pub fn index(
             .inspect_err(|e| eprintln!("warning: not reusing embeddings from the existing output: {e}"))
             .ok()
     };
-    let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref() };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref(), vectors };
     let outcome = run_pipeline(&embedder, base, paths)?;
     let index = outcome.index.ok_or("no document could be indexed")?;
     save_snapshot(&index, output)
@@ -231,6 +232,26 @@ pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], remov
         return Err(format!("nothing was added; {} is unchanged", snapshot.display()));
     };
     save_snapshot(&index, snapshot)
+}
+
+/// `index` with the vectors of every node when `needed` and it holds chunk vectors only: embedded now (a
+/// method that reads them was asked for), and kept in `saved_to` when it names the index's file.
+pub fn with_vectors_for(
+    embedder: &MiniLmEmbedder,
+    index: IndexedCorpus,
+    needed: bool,
+    saved_to: Option<&Path>,
+) -> Result<IndexedCorpus, String> {
+    if !needed || index.vectors() == Vectors::All {
+        return Ok(index);
+    }
+    eprintln!("this index holds chunk vectors only: embedding its pages, sections, entities and relations");
+    let outcome = run_on(embedder, Base::AllVectors { current: &index }, Vec::new(), 0)?;
+    let completed = outcome.index.ok_or("the vectors of pages, sections, entities and relations were not added")?;
+    if let Some(path) = saved_to {
+        save_snapshot(&completed, path)?;
+    }
+    Ok(completed)
 }
 
 /// Every supported file under `root` (hidden ones skipped), read, each named by its path inside `root`:
@@ -250,7 +271,7 @@ pub fn index_files(
     settings: IndexSettings,
     previous: Option<&IndexedCorpus>,
 ) -> Result<(Option<IndexedCorpus>, IngestReport), String> {
-    let base = Base::Fresh { settings, reuse_vectors_of: previous };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous, vectors: Vectors::Chunks };
     let count = files.len();
     let outcome = run_on(embedder, base, files, count)?;
     Ok((outcome.index, outcome.report))

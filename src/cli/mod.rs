@@ -15,7 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve;
-use quire::store::{IndexSettings, IndexedCorpus};
+use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -44,6 +44,10 @@ enum Command {
         /// Merge short paragraphs up to this many word-pieces.
         #[arg(long)]
         chunk_target: Option<usize>,
+        /// Embed pages, sections, entities and relations now, not only chunks: the retrievers that search
+        /// them (page, section, entity, path, hub, triplet) otherwise add them on first use.
+        #[arg(long)]
+        all_vectors: bool,
     },
     /// Add or replace documents in a snapshot; only new texts are embedded.
     Add {
@@ -116,7 +120,7 @@ fn parse_arguments() -> Cli {
 pub fn run() -> i32 {
     let cli = parse_arguments();
     let outcome = match cli.command {
-        Command::Index { paths, output, fresh, hnsw_threshold, chunk_target } => {
+        Command::Index { paths, output, fresh, hnsw_threshold, chunk_target, all_vectors } => {
             let mut settings = IndexSettings::default();
             if let Some(threshold) = hnsw_threshold {
                 settings.hnsw_threshold = threshold;
@@ -125,7 +129,10 @@ pub fn run() -> i32 {
                 settings.corpus.chunk_target_tokens = target;
             }
             match settings.check() {
-                Ok(()) => indexing::index(&cli.model_dir, &paths, &output, fresh, settings),
+                Ok(()) => {
+                    let vectors = if all_vectors { Vectors::All } else { Vectors::Chunks };
+                    indexing::index(&cli.model_dir, &paths, &output, fresh, (settings, vectors))
+                }
                 Err(problem) => Err(problem.to_string()),
             }
         }
@@ -222,9 +229,13 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     println!("mentions   {} ({} linked)", summary.mentions, summary.linked_mentions);
     println!("relations  {} of {} types", summary.relations, summary.relation_types);
     println!(
-        "vectors    {} distinct texts, {:.1} KiB int8",
+        "vectors    {} distinct texts, {:.1} KiB int8, of {}",
         summary.embeddings,
-        summary.embedding_bytes as f64 / 1024.0
+        summary.embedding_bytes as f64 / 1024.0,
+        match summary.node_vectors {
+            true => "every node",
+            false => "chunks (other nodes' are embedded when a retriever that searches them is first used)",
+        }
     );
     println!("graph nodes");
     for (kind, count) in &summary.graph.nodes {
@@ -278,6 +289,7 @@ fn query(
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
     index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+    let index = indexing::with_vectors_for(&embedder, index, method.reads_node_vectors(), Some(snapshot))?;
     let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
     let started = Instant::now();
     let (hits, trace) = method.grouped(&index, retrieve::Query::new(text, &vector), k);

@@ -44,8 +44,9 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
             .map(|name| Retriever::parse(name).ok_or_else(|| format!("unknown retriever `{name}`")))
             .collect::<Result<Vec<_>, _>>()?
     };
+    let node_vectors = retrievers.iter().any(|r| r.reads_node_vectors());
     let LabelledIndex { index, dataset, embedder } =
-        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), false)?;
+        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), false, node_vectors)?;
     let bar = progress(dataset.queries.len() as u64, "gathering candidates");
     let questions =
         eval::labelled_candidates(&index, &embedder, &dataset, &retrievers, &mut |done| bar.set_position(done as u64))

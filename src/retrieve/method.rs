@@ -38,6 +38,21 @@ const PRESETS: [(&str, Fusion, &[Retriever], &str); 4] = [
 ];
 
 impl Method {
+    /// The retrievers whose lists it reads.
+    pub fn inputs(&self) -> Vec<Retriever> {
+        match self {
+            Method::Single(retriever) => vec![*retriever],
+            Method::Fused { inputs, .. } => inputs.iter().map(|(retriever, _)| *retriever).collect(),
+            Method::Learned(model) => model.retrievers().to_vec(),
+            Method::Default => default_method::INPUTS.to_vec(),
+        }
+    }
+
+    /// Whether it reads vectors of other nodes than chunks: run on an index of chunk vectors, the front end
+    /// first adds them (`store::pipeline::Base::AllVectors`).
+    pub fn reads_node_vectors(&self) -> bool {
+        self.inputs().into_iter().any(Retriever::reads_node_vectors)
+    }
     fn preset(fusion: Fusion, retrievers: &[Retriever]) -> Method {
         Method::Fused { fusion, inputs: retrievers.iter().map(|&r| (r, 1.0)).collect() }
     }

@@ -93,7 +93,20 @@ impl Retriever {
         Self::all().find(|r| r.name() == wanted)
     }
 
+    /// Whether it searches the vectors of other nodes than chunks (pages, sections, entities, relations),
+    /// which an index of chunk vectors must gain first (`store::Vectors`).
+    pub fn reads_node_vectors(self) -> bool {
+        matches!(self, Self::Page | Self::Section | Self::Entity | Self::Path | Self::Hub | Self::Triplet)
+    }
+
+    /// Its ranked chunks for `query`; none, with the reason as its one step, on an index that lacks the
+    /// node vectors it reads (a front end adds them before running it: `pipeline::Base::AllVectors`).
     pub fn run(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+        if self.reads_node_vectors() && index.vectors() != crate::store::Vectors::All {
+            let note = "this index holds chunk vectors only; the page, section, entity and relation vectors this \
+                        retriever searches are added when it is chosen";
+            return Retrieval { chunks: Vec::new(), steps: vec![super::Step::keep(note, Vec::new(), 0.0)] };
+        }
         (self.entry().run)(index, query, depth)
     }
 }

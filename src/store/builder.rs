@@ -8,7 +8,7 @@ use crate::corpus::{ChunkId, Corpus, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::index::{Bm25Index, VectorIndex};
 
-use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, build_chunk_graph, text_key};
+use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph, text_key};
 
 /// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
 /// entities, relation types and their inverses, relation statements.
@@ -33,7 +33,9 @@ pub struct IndexBuilder {
     settings: IndexSettings,
     corpus: Corpus,
     model: ModelIdentity,
+    /// Every node's text, per kind; only the chunks' in an index of [`Vectors::Chunks`].
     texts: [Vec<String>; 7],
+    vectors: Vectors,
     copies: Copies,
     store: EmbeddingStore,
     /// Distinct texts with no vector yet, in first-seen order.
@@ -43,16 +45,23 @@ pub struct IndexBuilder {
 }
 
 impl IndexBuilder {
-    /// Structures `documents`; vectors of texts already in `previous` (made by the same model) are reused.
+    /// Structures `documents`, to embed the texts `vectors` names; vectors of texts already in `previous`
+    /// (made by the same model) are reused.
     pub fn new(
         documents: Vec<Document>,
         counter: &dyn TokenCounter,
         model: ModelIdentity,
         settings: IndexSettings,
         previous: Option<&IndexedCorpus>,
+        vectors: Vectors,
     ) -> Self {
         let corpus = Corpus::build(documents, counter, &settings.corpus);
-        let texts = node_texts(&corpus);
+        let mut texts = node_texts(&corpus);
+        if vectors == Vectors::Chunks {
+            for (_, texts) in texts.iter_mut().enumerate().filter(|(kind, _)| *kind != CHUNKS) {
+                texts.clear();
+            }
+        }
         let copies = Copies::find(&corpus);
         let reusable =
             previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
@@ -80,7 +89,7 @@ impl IndexBuilder {
                 }
             }
         }
-        Self { settings, corpus, model, texts, copies, store, pending, embedded: 0, reused }
+        Self { settings, corpus, model, texts, vectors, copies, store, pending, embedded: 0, reused }
     }
 
     /// Distinct texts that need the embedder, in total.
@@ -229,6 +238,7 @@ impl IndexBuilder {
             chunk_index,
             bm25,
             chunk_graph,
+            vectors: self.vectors,
         })
     }
 }

@@ -101,7 +101,21 @@ impl EmbeddingStore {
     }
 }
 
-/// Row in the [`EmbeddingStore`] of every node's text, per node kind.
+/// Which texts an index holds vectors of. Dense search, the default method and seed 004's community
+/// retriever read chunk vectors only; the seed-000 retrievers that search pages, sections, entities and
+/// relations (`page`, `section`, `entity`, `path`, `hub`, `triplet`) read node vectors too, which are about
+/// as many texts again (docs/BENCHMARKS.md). An index is built with chunk vectors, and gains node vectors
+/// when a method that reads them is first run on it ([`pipeline::Base::AllVectors`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Vectors {
+    #[default]
+    Chunks,
+    /// Chunks and every other node: pages, sections, entities, relation types and statements.
+    All,
+}
+
+/// Row in the [`EmbeddingStore`] of every node's text, per node kind; only `chunks` in an index of
+/// [`Vectors::Chunks`], whose other lists are empty.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodeRows {
     /// Indexed by document (page node text: title and type hint).
@@ -132,6 +146,8 @@ pub struct CorpusSummary {
     pub relation_types: usize,
     /// Distinct embedded texts.
     pub embeddings: usize,
+    /// Whether pages, sections, entities and relations have vectors too, not only chunks.
+    pub node_vectors: bool,
     pub embedding_bytes: usize,
     pub graph: GraphStats,
     pub chunk_graph: ChunkGraphStats,
@@ -174,6 +190,7 @@ pub struct IndexedCorpus {
     gazetteer: Gazetteer,
     /// Chunks that repeat another document's passage; derived from the corpus, never stored.
     copies: Copies,
+    vectors: Vectors,
 }
 
 /// The stored parts of an index, from which [`IndexedCorpus::assemble`] derives the rest.
@@ -186,13 +203,14 @@ pub(crate) struct IndexParts {
     pub chunk_index: VectorIndex,
     pub bm25: Bm25Index,
     pub chunk_graph: ChunkGraph,
+    pub vectors: Vectors,
 }
 
 impl IndexedCorpus {
     /// The index of `parts`: the knowledge graph, the gazetteer and the copied passages are derived from the
     /// corpus here.
     pub(crate) fn assemble(parts: IndexParts) -> Self {
-        let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph } = parts;
+        let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
         let copies = Copies::find(&corpus);
@@ -208,7 +226,13 @@ impl IndexedCorpus {
             chunk_graph,
             gazetteer,
             copies,
+            vectors,
         }
+    }
+
+    /// Which texts this index holds vectors of.
+    pub fn vectors(&self) -> Vectors {
+        self.vectors
     }
 
     pub fn settings(&self) -> &IndexSettings {
@@ -306,6 +330,7 @@ impl IndexedCorpus {
             relations: corpus.relations.len(),
             relation_types: corpus.relation_types.len(),
             embeddings: self.embeddings.len(),
+            node_vectors: self.vectors == Vectors::All,
             embedding_bytes: self.embeddings.vectors().bytes(),
             graph: self.graph.stats(corpus),
             chunk_graph: self.chunk_graph.stats(),

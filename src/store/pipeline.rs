@@ -12,7 +12,7 @@
 use crate::corpus::{IngestError, IngestReport, SourceFile, TokenCounter};
 use crate::embed::TextEmbedder;
 
-use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, plan_index, plan_update};
+use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, Vectors, plan_index, plan_update};
 
 /// Bumped whenever the same files would give another index (what is dropped, how text is structured), so
 /// caches keyed by their input (`quire eval`'s) are rebuilt. 2: pages that only repeat others are dropped.
@@ -66,10 +66,13 @@ pub trait Host {
 pub enum Base<'a> {
     /// A fresh index with these settings; texts embedded in `reuse_vectors_of` by the same model (a previous
     /// build of the same output) are not embedded again, and nothing else of it is kept.
-    Fresh { settings: IndexSettings, reuse_vectors_of: Option<&'a IndexedCorpus> },
+    Fresh { settings: IndexSettings, reuse_vectors_of: Option<&'a IndexedCorpus>, vectors: Vectors },
     /// `current` with the new files added (replacing same-named documents) and `removed` sources taken out,
-    /// under its own settings.
+    /// under its own settings, with vectors of the texts it has them of.
     Update { current: Option<&'a IndexedCorpus>, removed: &'a [String] },
+    /// `current`'s documents with vectors of every node, when a method that reads node vectors is first run
+    /// on an index of chunk vectors: its own vectors are kept, the others' texts embedded. It takes no files.
+    AllVectors { current: &'a IndexedCorpus },
 }
 
 impl Base<'_> {
@@ -77,20 +80,21 @@ impl Base<'_> {
         match self {
             Base::Fresh { .. } => None,
             Base::Update { current, .. } => *current,
+            Base::AllVectors { current } => Some(current),
         }
     }
 
     fn removed(&self) -> &[String] {
         match self {
-            Base::Fresh { .. } => &[],
             Base::Update { removed, .. } => removed,
+            Base::Fresh { .. } | Base::AllVectors { .. } => &[],
         }
     }
 
     fn corpus_settings(&self) -> crate::corpus::CorpusSettings {
         match self {
             Base::Fresh { settings, .. } => settings.corpus.clone(),
-            Base::Update { current, .. } => current.map(|c| c.settings.corpus.clone()).unwrap_or_default(),
+            _ => self.current().map(|c| c.settings.corpus.clone()).unwrap_or_default(),
         }
     }
 }
@@ -149,30 +153,39 @@ pub async fn run<H: Host>(
 ) -> Result<Outcome, PipelineError> {
     let mut outcome = Outcome { files: file_count, ..Outcome::default() };
     let started = clock();
-    let Some(mut report) = parse(host, files, file_count, &base.corpus_settings()).await else {
-        return Ok(Outcome { cancelled: true, ..outcome });
+    let documents = match &base {
+        Base::AllVectors { current } => current.corpus.documents.clone(),
+        _ => {
+            let Some(mut report) = parse(host, files, file_count, &base.corpus_settings()).await else {
+                return Ok(Outcome { cancelled: true, ..outcome });
+            };
+            outcome.documents = report.documents.len();
+            let indexed = base.current().map_or(&[][..], |current| current.corpus.documents.as_slice());
+            report.drop_indexed_duplicates(indexed, base.removed());
+            for (source, note) in crate::corpus::containment::drop_repeating_pages(&mut report.documents, indexed) {
+                report.warnings.push((source, note));
+            }
+            let documents = std::mem::take(&mut report.documents);
+            outcome.report = report;
+            if documents.is_empty() && base.removed().is_empty() {
+                return Ok(outcome);
+            }
+            documents
+        }
     };
-    outcome.documents = report.documents.len();
-    let indexed = base.current().map_or(&[][..], |current| current.corpus.documents.as_slice());
-    report.drop_indexed_duplicates(indexed, base.removed());
-    for (source, note) in crate::corpus::containment::drop_repeating_pages(&mut report.documents, indexed) {
-        report.warnings.push((source, note));
-    }
     outcome.timings.parse = clock() - started;
-    let documents = std::mem::take(&mut report.documents);
-    outcome.report = report;
-    if documents.is_empty() && base.removed().is_empty() {
-        return Ok(outcome);
-    }
 
     let started = clock();
     let embedder = host.embedder();
     let identity = embedder.identity().clone();
     let mut builder = match base {
-        Base::Fresh { settings, reuse_vectors_of } => {
-            plan_index(documents, reuse_vectors_of, embedder, identity, settings)?
+        Base::Fresh { settings, reuse_vectors_of, vectors } => {
+            plan_index(documents, reuse_vectors_of, embedder, identity, settings, vectors)?
         }
         Base::Update { current, removed } => plan_update(current, documents, removed, embedder, identity, None)?,
+        Base::AllVectors { current } => {
+            plan_index(documents, Some(current), embedder, identity, current.settings.clone(), Vectors::All)?
+        }
     };
     outcome.timings.structure = clock() - started;
     outcome.reused = builder.reused();

@@ -3,13 +3,15 @@
 //! stored corpus on load, in linear time, so the file cannot hold a graph that disagrees with its corpus.
 //! Seed 004's chunk graph is stored (its similarity scans are not linear); a version-4 file, written before
 //! it existed, is the same payload without it, and gains it on load.
+//! A version-5 file, written before an index could hold chunk vectors alone, is the same payload without
+//! the closing [`Vectors`], and holds every node's vectors.
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
 //! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/snapshot.rs`).
 
 use serde::{Deserialize, Serialize};
 
-use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows};
+use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors};
 use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
@@ -18,7 +20,9 @@ use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
+/// The last version whose every index held node vectors (no [`Vectors`] closes its payload), still read.
+const ALL_VECTORS: u32 = 5;
 /// The last version without the chunk graph, still read.
 const WITHOUT_CHUNK_GRAPH: u32 = 4;
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
@@ -46,7 +50,7 @@ pub enum SnapshotError {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Body<C, E, R, V, B, S, M, G> {
+struct Body<C, E, R, V, B, S, M, G, N> {
     settings: S,
     model: M,
     corpus: C,
@@ -54,8 +58,10 @@ struct Body<C, E, R, V, B, S, M, G> {
     rows: R,
     chunk_index: V,
     bm25: B,
-    /// Last, so that a version-4 payload is this body with `()` here (postcard writes `()` as no bytes).
+    /// So that a version-4 payload is this body with `()` here (postcard writes `()` as no bytes).
     chunk_graph: G,
+    /// Last, so that a version-5 (or 4) payload is this body with `()` here: every vector was stored then.
+    vectors: N,
 }
 
 pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
@@ -68,6 +74,7 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
         chunk_index: &index.chunk_index,
         bm25: &index.bm25,
         chunk_graph: &index.chunk_graph,
+        vectors: index.vectors,
     };
     let payload = postcard::to_allocvec(&body).map_err(|e| SnapshotError::Encode(e.to_string()))?;
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
@@ -79,8 +86,26 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     Ok(out)
 }
 
-type OwnedBody<G> =
-    Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G>;
+type OwnedBody<G, N> =
+    Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
+
+/// What a payload holds in place of the [`Vectors`]: which vectors it holds, or nothing (version 5 and
+/// earlier, which held them all).
+trait StoredVectors {
+    fn vectors(&self) -> Vectors;
+}
+
+impl StoredVectors for Vectors {
+    fn vectors(&self) -> Vectors {
+        *self
+    }
+}
+
+impl StoredVectors for () {
+    fn vectors(&self) -> Vectors {
+        Vectors::All
+    }
+}
 
 /// What a payload holds in place of the chunk graph: the graph itself, or nothing (version 4).
 trait StoredChunkGraph {
@@ -121,7 +146,7 @@ impl StoredChunkGraph for () {
     }
 }
 
-impl<G: StoredChunkGraph> OwnedBody<G> {
+impl<G: StoredChunkGraph, N: StoredVectors> OwnedBody<G, N> {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
     fn check(&self) -> Result<(), Inconsistent> {
         self.settings.check()?;
@@ -132,14 +157,16 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
             return Err("embedding keys, vectors and model dimension disagree".into());
         }
         let corpus = &self.corpus;
+        // An index of chunk vectors has no row for any other node.
+        let nodes = |count: usize| if self.vectors.vectors() == Vectors::All { count } else { 0 };
         let expected = [
-            (&self.rows.pages, corpus.documents.len()),
-            (&self.rows.sections, corpus.sections.len()),
+            (&self.rows.pages, nodes(corpus.documents.len())),
+            (&self.rows.sections, nodes(corpus.sections.len())),
             (&self.rows.chunks, corpus.chunks.len()),
-            (&self.rows.entities, corpus.entities.len()),
-            (&self.rows.relation_types, corpus.relation_types.len()),
-            (&self.rows.inverse_relation_types, corpus.relation_types.len()),
-            (&self.rows.statements, corpus.relations.len()),
+            (&self.rows.entities, nodes(corpus.entities.len())),
+            (&self.rows.relation_types, nodes(corpus.relation_types.len())),
+            (&self.rows.inverse_relation_types, nodes(corpus.relation_types.len())),
+            (&self.rows.statements, nodes(corpus.relations.len())),
         ];
         for (rows, count) in expected {
             if rows.len() != count || rows.iter().any(|&r| r as usize >= vectors.len()) {
@@ -156,7 +183,7 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
     /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
     fn into_index(self) -> Result<IndexedCorpus, Inconsistent> {
         self.check()?;
-        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph } = self;
+        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = self;
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
@@ -169,6 +196,7 @@ impl<G: StoredChunkGraph> OwnedBody<G> {
             chunk_index,
             bm25,
             chunk_graph,
+            vectors: vectors.vectors(),
         }))
     }
 }
@@ -184,7 +212,7 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION && version != WITHOUT_CHUNK_GRAPH {
+    if ![FORMAT_VERSION, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version) {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
     // Saturating: a damaged length must give an error, not an overflow.
@@ -206,17 +234,19 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
 
 pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
     match payload(bytes)? {
-        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<()>(bytes, payload),
-        (_, payload) => decode_body::<ChunkGraph>(bytes, payload),
+        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), ()>(bytes, payload),
+        (ALL_VECTORS, payload) => decode_body::<ChunkGraph, ()>(bytes, payload),
+        (_, payload) => decode_body::<ChunkGraph, Vectors>(bytes, payload),
     }
 }
 
-fn decode_body<G>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
+fn decode_body<G, N>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
 where
     G: StoredChunkGraph + serde::de::DeserializeOwned,
+    N: StoredVectors + serde::de::DeserializeOwned,
 {
     let (body, rest) =
-        postcard::take_from_bytes::<OwnedBody<G>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+        postcard::take_from_bytes::<OwnedBody<G, N>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
     // The payload must be exactly one body: postcard on its own ignores what follows.
     if !rest.is_empty() {
         let actual = bytes.len() as u64;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::{ChunkId, Document, TokenCounter};
 use crate::embed::ModelIdentity;
 
-use super::{IndexBuilder, IndexSettings, IndexedCorpus, merge_documents, names_of_source};
+use super::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
 
 /// Why an update cannot be made; the current index is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -33,6 +33,7 @@ pub fn plan_update(
     model: ModelIdentity,
     settings: Option<IndexSettings>,
 ) -> Result<IndexBuilder, UpdateError> {
+    let vectors = previous.map_or(Vectors::Chunks, IndexedCorpus::vectors);
     let current = previous.map_or(&[][..], |p| p.corpus.documents.as_slice());
     let unknown = unknown_sources(current, removed);
     if !unknown.is_empty() {
@@ -46,7 +47,7 @@ pub fn plan_update(
         return Err(UpdateError::NothingLeft);
     }
     let settings = settings.or_else(|| previous.map(|p| p.settings.clone())).unwrap_or_default();
-    Ok(IndexBuilder::new(documents, counter, model, settings, previous))
+    Ok(IndexBuilder::new(documents, counter, model, settings, previous, vectors))
 }
 
 /// A fresh index of `documents` (nothing else of `vectors_from` is kept): texts embedded there by the
@@ -57,11 +58,12 @@ pub fn plan_index(
     counter: &dyn TokenCounter,
     model: ModelIdentity,
     settings: IndexSettings,
+    vectors: Vectors,
 ) -> Result<IndexBuilder, UpdateError> {
     if documents.is_empty() {
         return Err(UpdateError::NothingToIndex);
     }
-    Ok(IndexBuilder::new(documents, counter, model, settings, vectors_from))
+    Ok(IndexBuilder::new(documents, counter, model, settings, vectors_from, vectors))
 }
 
 /// Names in `removed` that designate no document: neither a source nor the file of a record.

@@ -179,8 +179,10 @@ test("retrievers, fusion and the number of results are the user's choice, and th
   await page.uncheck('#retrievers input[value="dense"]');
   await page.uncheck('#retrievers input[value="bm25"]');
   await page.check('#retrievers input[value="path"]');
+  // The demo holds chunk vectors only: the first retriever that searches entities has them embedded first.
   results = await search(page, "Who commanded the mission that landed Eagle?");
   assert.match(results[0].meta, / · path #1$/);
+  assert.match(await page.textContent("#notice"), /^Embedded this index's pages, sections, entities and relations \(\d+ texts/);
   const trace = await page.textContent("#trace pre");
   assert.match(trace, /\[path\] weight 1/);
   assert.match(trace, /seeds — entities nearest the query: /);

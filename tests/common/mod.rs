@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use quire::corpus::SourceFile;
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
-use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus};
+use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 /// The checkout the tests run in. Read when they run (cargo sets it), not when they were compiled: the build
 /// cache is shared between checkouts (a fresh clone's CI run), and a binary another checkout compiled can be
@@ -48,7 +48,8 @@ pub fn index_files(files: &[(&str, &str)], settings: IndexSettings) -> IndexedCo
     let report = quire::corpus::ingest(&files, &settings.corpus);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     let embedder = embedder();
-    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None, Vectors::All);
     builder.embed_all(embedder).unwrap();
     builder.finish()
 }

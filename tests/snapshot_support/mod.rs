@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use quire::corpus::{self, CorpusSettings};
 use quire::embed::TextEmbedder;
-use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC};
+use quire::store::{FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, Vectors};
 use serde::{Deserialize, Serialize};
 
 use crate::common;
@@ -17,7 +17,8 @@ pub const HEADER_LEN: usize = 52;
 pub fn demo_index(settings: IndexSettings) -> IndexedCorpus {
     let report = corpus::ingest(&common::demo_files(), &CorpusSettings::default());
     let embedder = common::embedder();
-    let mut builder = IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None);
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None, Vectors::All);
     builder.embed_all(embedder).unwrap();
     builder.finish()
 }
@@ -49,12 +50,13 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25 and the chunk graph,
-/// the last parts.
+/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25, the chunk graph and
+/// which vectors it holds, the last parts.
 pub fn chunk_index_span(index: &IndexedCorpus) -> Range<usize> {
     let payload_len = index.to_snapshot().unwrap().len() - HEADER_LEN;
     let after = postcard::to_allocvec(&index.bm25()).unwrap().len()
-        + postcard::to_allocvec(&index.chunk_graph()).unwrap().len();
+        + postcard::to_allocvec(&index.chunk_graph()).unwrap().len()
+        + postcard::to_allocvec(&index.vectors()).unwrap().len();
     let vectors_len = postcard::to_allocvec(&index.chunk_index()).unwrap().len();
     payload_len - after - vectors_len..payload_len - after
 }

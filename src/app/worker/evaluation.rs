@@ -9,8 +9,8 @@ use crate::embed::TextEmbedder;
 use crate::eval::dataset::{DatasetError, DatasetFolder, read_file, read_labels};
 use crate::eval::{EvalSettings, MetricKind};
 use crate::retrieve::Method;
-use crate::store::IndexedCorpus;
 use crate::store::pipeline::Base;
+use crate::store::{IndexedCorpus, Vectors};
 
 use super::indexing::run_pipeline;
 use super::{send_progress, with_engine};
@@ -49,7 +49,14 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
         return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
     }
     let labels = read_labels(&request, &request.split).map_err(|e| e.to_string())?;
-    let index = evaluation_index(&request).await?;
+    let (key, index) = evaluation_index(&request).await?;
+    let index = match methods.iter().any(Method::reads_node_vectors) && index.vectors() != Vectors::All {
+        true => {
+            let outcome = run_pipeline(Base::AllVectors { current: &index }, std::iter::empty()).await?;
+            (key, outcome.index.ok_or("the evaluation was cancelled")?)
+        }
+        false => (key, index),
+    };
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
     with_engine(|engine| {
         let index = &index.1;
@@ -90,7 +97,11 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
         return Ok((key, index));
     }
     let (name, bytes) = corpus.unwrap_or_default();
-    let base = Base::Fresh { settings: crate::store::IndexSettings::default(), reuse_vectors_of: None };
+    let base = Base::Fresh {
+        settings: crate::store::IndexSettings::default(),
+        reuse_vectors_of: None,
+        vectors: Vectors::Chunks,
+    };
     let file = SourceFile::new("corpus.jsonl", bytes);
     let outcome = run_pipeline(base, std::iter::once(Ok(file))).await?;
     if let Some(error) = outcome.report.errors.first() {

@@ -49,6 +49,21 @@ pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Resul
     let current = with_engine(|engine| engine.index.clone())?;
     let base = Base::Update { current: current.as_deref(), removed: &removed };
     let outcome = run_pipeline(base, files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)))).await?;
+    replace_index(current, outcome)
+}
+
+/// Adds the vectors of pages, sections, entities and relations to an index of chunk vectors, through the
+/// engine's pipeline (`Base::AllVectors`), before a method that searches them runs; stoppable as an update.
+pub(super) async fn add_node_vectors() -> Result<Reply, String> {
+    let current = with_engine(|engine| engine.index.clone())?;
+    let Some(index) = current.as_deref() else { return Err("there is no index to add vectors to".into()) };
+    let outcome = run_pipeline(Base::AllVectors { current: index }, std::iter::empty()).await?;
+    replace_index(current, outcome)
+}
+
+/// The pipeline's new index in place of `current` (unless the user opened another meanwhile), and what
+/// the page shows of the run.
+fn replace_index(current: Option<Rc<IndexedCorpus>>, outcome: Outcome) -> Result<Reply, String> {
     let shown = outcome.index.map(|index| {
         let shown = state(&index);
         with_engine(|engine| {

@@ -124,6 +124,10 @@ async fn handle(request: Request) -> Result<Reply, String> {
             answers::forget_assisted();
             indexing::update(files, removed).await
         }
+        Request::AddNodeVectors => {
+            answers::forget_assisted();
+            indexing::add_node_vectors().await
+        }
         Request::Query { text, method, k } => answers::query(&text, &method.method(), k).map(Reply::Answer),
         Request::Assist { text, method, k, assist } => {
             answers::start_assisted(&text, method.method(), k, assist).map(Reply::Assist)

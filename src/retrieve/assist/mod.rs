@@ -38,6 +38,12 @@ pub enum Assist {
 impl Assist {
     pub const ALL: [Assist; 3] = [Assist::Traverser, Assist::Parsing, Assist::Cot];
 
+    /// Whether it searches entity vectors (query parsing finds a name the gazetteer lacks by its vector), so
+    /// that an index of chunk vectors must gain node vectors first (`store::Vectors`).
+    pub fn reads_node_vectors(self) -> bool {
+        self == Assist::Parsing
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Assist::Traverser => "traverser",
