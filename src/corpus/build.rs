@@ -75,7 +75,7 @@ impl Corpus {
                 let section: &Section = &new_sections[(p - first_section) as usize];
                 section.uri.clone()
             });
-            let title = document.slice(block.span).to_string();
+            let title = super::document::bounded_name(document.slice(block.span));
             let (title, uri) = unique_child(&parent_uri, &title, &mut used_uris);
             let parent_context = parent.map_or(&page_context, |p| &section_contexts[(p - first_section) as usize]);
             let context = join_context(parent_context, &title);

@@ -335,16 +335,35 @@ impl DocumentBuilder {
             source,
             content_hash,
             format,
-            title: soften_capitals(&collapse_whitespace(&title)),
+            title: soften_capitals(&bounded_name(&collapse_whitespace(&title))),
             title_is_identifier: false,
-            aliases: metadata.aliases.iter().map(|a| collapse_whitespace(a)).filter(|a| !a.is_empty()).collect(),
-            type_hint: metadata.type_hint.map(|t| collapse_whitespace(&t)).filter(|t| !t.is_empty()),
+            aliases: metadata
+                .aliases
+                .iter()
+                .map(|a| bounded_name(&collapse_whitespace(a)))
+                .filter(|a| !a.is_empty())
+                .collect(),
+            type_hint: metadata.type_hint.map(|t| bounded_name(&collapse_whitespace(&t))).filter(|t| !t.is_empty()),
             declared_relations: metadata.declared_relations,
             text: self.text,
             blocks: self.blocks,
             links: self.links,
         }
     }
+}
+
+/// Characters a title, heading, alias or type may have. A name joins the search text of every chunk under
+/// it and is tokenised with each: a megabyte-long "title" (a paragraph marked as a heading, a crafted
+/// file) would make structuring quadratic. No real title comes near it.
+pub const MAX_NAME_CHARS: usize = 300;
+
+/// `name` cut after [`MAX_NAME_CHARS`] characters (at a word where there is one) and marked `…`; as it is
+/// when shorter.
+pub fn bounded_name(name: &str) -> String {
+    let Some((cut, _)) = name.char_indices().nth(MAX_NAME_CHARS) else { return name.to_string() };
+    let kept = &name[..cut];
+    let kept = kept.rfind(char::is_whitespace).filter(|&space| space > cut / 2).map_or(kept, |space| &kept[..space]);
+    format!("{kept}…")
 }
 
 /// `THE SOLAR SYSTEM` → `The Solar System`: all-caps headings of plain text make poor entity names.

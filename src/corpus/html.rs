@@ -7,6 +7,7 @@ use scraper::{ElementRef, Html, Node, Selector};
 
 use super::IngestFailure;
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
+use super::table::LabelBudget;
 
 const DROPPED: &[&str] = &[
     "script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "input", "textarea", "head",
@@ -252,6 +253,7 @@ impl Walker<'_> {
         let infobox = table.value().classes().any(|c| c.to_ascii_lowercase().contains("infobox"));
         let mut header: Vec<String> = Vec::new();
         let mut steps = Vec::new();
+        let mut budget = LabelBudget::default();
         for row in rows_of(table) {
             let cells: Vec<ElementRef> = row
                 .children()
@@ -266,7 +268,7 @@ impl Walker<'_> {
             if infobox {
                 steps.push(Step::Relations(infobox_relations(&cells)));
             }
-            table_row(&cells, &header, &mut steps);
+            table_row(&cells, &header, &mut budget, &mut steps);
         }
         steps.push(Step::EndBlock);
         stack.extend(steps.into_iter().rev());
@@ -278,14 +280,14 @@ fn push_children<'a>(stack: &mut Vec<Step<'a>>, node: NodeRef<'a, Node>) {
     stack.extend(node.children().rev().map(Step::Visit));
 }
 
-fn table_row<'a>(cells: &[ElementRef<'a>], header: &[String], steps: &mut Vec<Step<'a>>) {
+fn table_row<'a>(cells: &[ElementRef<'a>], header: &[String], budget: &mut LabelBudget, steps: &mut Vec<Step<'a>>) {
     steps.push(Step::StartBlock(BlockKind::TableRow));
     let labelled_by_th = cells.len() == 2 && cells[0].value().name() == "th";
     for (index, cell) in cells.iter().enumerate() {
         if index > 0 {
             steps.push(Step::Separator(if labelled_by_th { ":" } else { ";" }));
         }
-        if let Some(label) = header.get(index).filter(|h| !h.is_empty() && !labelled_by_th) {
+        if let Some(label) = header.get(index).filter(|h| !labelled_by_th && budget.allows(h)) {
             steps.push(Step::Label(format!("{label}: ")));
         }
         steps.push(Step::Visit(**cell));

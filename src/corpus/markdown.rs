@@ -5,6 +5,7 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 use super::html;
+use super::table::LabelBudget;
 
 mod front_matter;
 
@@ -59,6 +60,7 @@ struct Table {
     cell: HeaderCell,
     cell_index: usize,
     body_rows: usize,
+    budget: LabelBudget,
 }
 
 /// A header cell's text with the links inside it, laid out again wherever the cell labels a value.
@@ -247,7 +249,8 @@ impl<'b> Walker<'b> {
             self.builder.push_text(";");
             self.builder.push_break();
         }
-        if let Some(header) = self.table.header.get(self.table.cell_index).filter(|h| !h.text.is_empty()) {
+        let table = &mut self.table;
+        if let Some(header) = table.header.get(table.cell_index).filter(|h| table.budget.allows(&h.text)) {
             header.emit(self.builder);
             self.builder.push_text(": ");
             self.builder.push_break();

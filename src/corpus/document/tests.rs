@@ -99,3 +99,20 @@ fn file_names_become_titles() {
     assert_eq!(soften_capitals("NASA"), "NASA");
     assert_eq!(soften_capitals("Apollo 11"), "Apollo 11");
 }
+
+#[test]
+fn a_megabyte_heading_is_a_bounded_title_and_section_name() {
+    let heading = "word ".repeat(200_000);
+    let body: Vec<String> = (0..300).map(|n| format!("Paragraph {n} says something of its own.")).collect();
+    let text = format!("# {heading}\n\n{}\n", body.join("\n\n"));
+    let settings = crate::corpus::CorpusSettings::default();
+    let report = crate::corpus::ingest(&[crate::corpus::SourceFile::new("long.md", text.as_bytes())], &settings);
+    let document = &report.documents[0];
+    assert_eq!(document.title.chars().count(), MAX_NAME_CHARS, "cut at the last word within the bound, marked");
+    assert!(document.title.ends_with("word…"), "{}", &document.title[document.title.len() - 20..]);
+    let corpus =
+        crate::corpus::Corpus::build(report.documents, &crate::corpus::chunking::tests::WordCounter, &settings);
+    assert!(corpus.sections.iter().all(|s| s.title.chars().count() <= MAX_NAME_CHARS + 1));
+    assert!(corpus.chunk_search_text(0).len() < 2_000, "the context line is bounded too");
+    assert_eq!(bounded_name("Apollo 11"), "Apollo 11");
+}

@@ -135,3 +135,12 @@ fn a_redirect_stub_is_not_a_document() {
     let article = stub.replace("Redirecting to...", &"A long article about reference counting. ".repeat(10));
     assert!(parse(&article, &mut DocumentBuilder::new()).is_ok());
 }
+
+#[test]
+fn a_header_row_of_megabytes_is_not_repeated_in_every_row() {
+    let long = "h".repeat(2 * 1024 * 1024);
+    let rows: String = (0..2_000).map(|n| format!("<tr><td>{n}</td><td>x</td></tr>")).collect();
+    let doc = parse_doc(&format!("<h1>T</h1><table><tr><th>{long}</th><th>kind</th></tr>{rows}</table>"));
+    assert!(doc.text.len() < 100_000, "{} bytes", doc.text.len());
+    assert!(doc.text.contains("1999; kind: x"), "the short label still labels its values");
+}

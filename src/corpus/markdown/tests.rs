@@ -47,6 +47,24 @@ fn invalid_front_matter_is_a_warning_not_a_failure() {
 }
 
 #[test]
+fn front_matter_aliases_are_refused_before_they_expand() {
+    // Ten levels of ten aliases each: loaded, a billion copies of "lol".
+    let mut yaml = String::from("a0: &a0 lol\n");
+    for level in 1..10 {
+        let uses = vec![format!("*a{}", level - 1); 10].join(", ");
+        yaml.push_str(&format!("a{level}: &a{level} [{uses}]\n"));
+    }
+    let started = std::time::Instant::now();
+    let (doc, warnings) = parse_doc(&format!("---\ntitle: Laughs\n{yaml}---\n# Laughs\n\nBody text here.\n"));
+    assert!(started.elapsed().as_secs() < 5);
+    assert_eq!(
+        warnings,
+        ["front matter ignored: it repeats values by YAML aliases (*name), which Quire does not expand"]
+    );
+    assert!(doc.text.ends_with("Body text here."), "the document itself is read: {:?}", doc.text);
+}
+
+#[test]
 fn list_items_are_blocks() {
     let (doc, _) = parse_doc("Intro.\n\n- first item\n- second **bold** item\n");
     let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
@@ -128,4 +146,13 @@ fn paragraphs_of_one_list_item_keep_their_words_apart() {
         blocks(&doc),
         vec![(BlockKind::ListItem, "First paragraph. Second paragraph."), (BlockKind::ListItem, "Next")]
     );
+}
+
+#[test]
+fn a_header_row_of_megabytes_is_not_repeated_in_every_row() {
+    let long = "h".repeat(2 * 1024 * 1024);
+    let rows: String = (0..2_000).map(|n| format!("| {n} | x |\n")).collect();
+    let (doc, _) = parse_doc(&format!("# T\n\n| {long} | kind |\n|---|---|\n{rows}"));
+    assert!(doc.text.len() < 100_000, "{} bytes", doc.text.len());
+    assert!(doc.text.contains("1999; kind: x"), "the short label still labels its values");
 }
