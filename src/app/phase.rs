@@ -46,10 +46,11 @@ impl Phase {
 
 /// `Embedding 40 / 320 texts · 12.5 texts/s · about 22 s left…`, and the like for each task.
 pub fn describe_progress(progress: &Progress) -> String {
-    let Progress { task, done, total, rate, current } = progress;
+    let Progress { task, done, total, rate, current, seconds_left } = progress;
     let remaining = |unit: &str, scale: f64| {
         rate.filter(|r| *r > 0.0).map_or_else(String::new, |rate| {
-            format!(" · {:.1} {unit}/s · about {:.0} s left", rate / scale, total.saturating_sub(*done) as f64 / rate)
+            let left = seconds_left.unwrap_or(total.saturating_sub(*done) as f64 / rate);
+            format!(" · {:.1} {unit}/s · about {left:.0} s left", rate / scale)
         })
     };
     match task {

@@ -202,6 +202,9 @@ pub struct Progress {
     pub total: usize,
     /// Units per second; `None` until there is a rate to tell.
     pub rate: Option<f64>,
+    /// Seconds left, where the units differ in cost (texts to embed, by their word pieces); else the
+    /// units left at `rate`.
+    pub seconds_left: Option<f64>,
     /// The file being parsed: if the parser crashes, this is the file to blame.
     pub current: Option<String>,
 }

@@ -83,6 +83,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Ma
     let mut chapters = Vec::new();
     for item in spine {
         if let Some(chapter) = package.part(&item.href)? {
+            super::html::depth::check(&chapter).map_err(|reason| format!("chapter {}: {reason}", item.href))?;
             chapters.push((item, chapter));
         }
     }

@@ -5,6 +5,8 @@
 use ego_tree::NodeRef;
 use scraper::{ElementRef, Html, Node, Selector};
 
+pub mod depth;
+
 use super::IngestFailure;
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 use super::table::LabelBudget;
@@ -55,6 +57,7 @@ const CONTAINERS: &[&str] = &[
 /// The page's layout, or [`IngestFailure::Redirect`] for a stub that only sends the reader elsewhere (its
 /// target is indexed as itself).
 pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Result<Metadata, IngestFailure> {
+    depth::check(text).map_err(IngestFailure::Malformed)?;
     let document = Html::parse_document(text);
     if let Some(target) = redirect_target(&document) {
         return Err(IngestFailure::Redirect { target });
@@ -75,6 +78,10 @@ pub fn lay_out(document: &Html, builder: &mut DocumentBuilder) -> Metadata {
 /// Lays out an HTML fragment (raw HTML inside Markdown) into the block open in `builder`; returns the
 /// infobox relations it declares.
 pub fn parse_fragment(html: &str, builder: &mut DocumentBuilder) -> Vec<DeclaredRelation> {
+    // Nested beyond any page, a fragment is left out; the document around it is read.
+    if depth::check(html).is_err() {
+        return Vec::new();
+    }
     let fragment = Html::parse_fragment(html);
     let mut walker = Walker { builder, relations: Vec::new() };
     walker.walk(*fragment.root_element());

@@ -268,11 +268,39 @@ pub fn parse_file(file: &SourceFile, settings: &CorpusSettings) -> Result<Parsed
         return Err(fail(IngestFailure::TooLarge { bytes: file.bytes.len(), limit: settings.max_file_bytes }));
     }
     let format = detect_format(&file.path, &file.bytes).map_err(fail)?;
-    let parsed = parse_known_format(file, format).map_err(fail)?;
+    let parsed = parse_guarded(file, format).map_err(fail)?;
     if parsed.documents.is_empty() || parsed.documents.iter().all(|d| d.blocks.is_empty()) {
         return Err(fail(IngestFailure::NoText));
     }
     Ok(parsed)
+}
+
+/// [`parse_known_format`], where a parser's panic (a library's bug on a malformed file: pdf-extract has
+/// them) fails this file only. Natively the unwind is caught here, so one bad file cannot take the others
+/// down; the process-wide panic hook is left alone (swapping it would race with every other thread). In the
+/// browser a panic aborts the module: there, the page restarts its engine worker and skips the file.
+fn parse_guarded(file: &SourceFile, format: Format) -> Result<ParsedFile, IngestFailure> {
+    let parse = || parse_known_format(file, format);
+    #[cfg(not(target_arch = "wasm32"))]
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)).unwrap_or_else(|_| {
+        Err(IngestFailure::Malformed(format!("unreadable {}: the file is malformed", format_name(format))))
+    });
+    #[cfg(target_arch = "wasm32")]
+    let parsed = parse();
+    parsed
+}
+
+/// A format as a message names it.
+#[cfg(not(target_arch = "wasm32"))]
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Pdf => "PDF",
+        Format::Docx => "DOCX",
+        Format::Odt => "ODT",
+        Format::Epub => "EPUB",
+        Format::Tsv => "TSV",
+        other => text_format_name(other),
+    }
 }
 
 fn parse_known_format(file: &SourceFile, format: Format) -> Result<ParsedFile, IngestFailure> {

@@ -22,17 +22,9 @@ mod outline;
 use headings::{Headings, body_size, headings_from_layout, headings_from_outline, normalised, without_numbering};
 
 pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
-    let read = || read_pdf(bytes);
-    // pdf-extract panics on some malformed files instead of returning an error. Natively the unwind is
-    // caught here, so one bad PDF cannot take the others down; the process-wide panic hook is left alone
-    // (swapping it would race with every other thread). In the browser a panic aborts the module: there,
-    // containment needs parsing in a worker whose loss the page survives.
-    #[cfg(not(target_arch = "wasm32"))]
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
-        .unwrap_or_else(|_| Err("unreadable PDF: the file is malformed".into()));
-    #[cfg(target_arch = "wasm32")]
-    let read = read();
-    let (mut pages, outline, metadata_title) = read?;
+    // pdf-extract panics on some malformed files instead of returning an error: `corpus::parse_guarded`
+    // makes that this file's failure.
+    let (mut pages, outline, metadata_title) = read_pdf(bytes)?;
     // Before running headers go: a title page's title is often the running header of the pages after it.
     let title = metadata_title.or_else(|| largest_text_on_first_page(&pages));
     drop_running_lines(&mut pages);

@@ -1,7 +1,8 @@
 //! How texts are split into jobs for several embedders working at once (the native threads of
 //! `IndexBuilder::embed_all_parallel`, the browser's pool of workers): longest first, so that a job's texts
 //! have similar lengths and pad little, and with jobs that shrink towards the end (guided scheduling: each
-//! takes a share of what is left), so that no embedder is still on a large job when the others have run out.
+//! takes a share of what is left), so that no embedder is still on a large job when the others have run out;
+//! and the time such a batch has left, counted in word pieces.
 
 /// Jobs over the texts whose lengths are `lengths`, as indices into them, for `embedders` working at once.
 /// A job holds `ceil(left / (2 · embedders))` texts, bounded to `smallest..=largest`; with `smallest` equal to
@@ -21,9 +22,53 @@ pub fn longest_first(lengths: &[usize], embedders: usize, smallest: usize, large
     jobs
 }
 
+/// The time left to embed a batch of texts, from their word pieces rather than their number: texts go
+/// longest first, so the first hundred take far longer than the last, and a count of texts would promise
+/// the end too late at the start and too early at the end.
+pub struct TimeLeft {
+    /// Word pieces done once the first `n` texts (in the order they are embedded) are: `done[n]`.
+    done: Vec<u64>,
+}
+
+impl TimeLeft {
+    /// For texts of `pieces` word pieces each, embedded longest first when `longest_first`, else in order.
+    pub fn new(mut pieces: Vec<usize>, longest_first: bool) -> Self {
+        if longest_first {
+            pieces.sort_unstable_by_key(|&p| std::cmp::Reverse(p));
+        }
+        let mut done = Vec::with_capacity(pieces.len() + 1);
+        done.push(0);
+        for piece in pieces {
+            done.push(done.last().copied().unwrap_or(0) + piece.max(1) as u64);
+        }
+        Self { done }
+    }
+
+    /// Seconds left once `texts` of them are done after `elapsed` seconds, at the word-piece rate so far.
+    pub fn seconds_left(&self, texts: usize, elapsed: f64) -> Option<f64> {
+        let total = *self.done.last()?;
+        let done = *self.done.get(texts.min(self.done.len() - 1))?;
+        (done > 0 && elapsed > 0.0).then(|| (total - done) as f64 / (done as f64 / elapsed))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_left_counts_word_pieces_not_texts() {
+        // Ten long texts and ninety short ones; the ten longest are done first, in 10 s.
+        let pieces: Vec<usize> = (0..100).map(|i| if i % 10 == 0 { 250 } else { 10 }).collect();
+        let left = TimeLeft::new(pieces.clone(), true);
+        // 2,500 pieces in 10 s; 900 left: 3.6 s, where texts (90 of 100 left) would say 90 s.
+        assert!((left.seconds_left(10, 10.0).unwrap() - 3.6).abs() < 1e-9);
+        assert_eq!(left.seconds_left(100, 20.0), Some(0.0));
+        assert_eq!(left.seconds_left(0, 5.0), None, "no rate yet");
+        let in_order = TimeLeft::new(pieces, false);
+        assert!((in_order.seconds_left(1, 1.0).unwrap() - 3_150.0 / 250.0).abs() < 1e-9);
+        assert_eq!(TimeLeft::new(Vec::new(), true).seconds_left(0, 1.0), None);
+    }
 
     fn sizes(jobs: &[Vec<usize>]) -> Vec<usize> {
         jobs.iter().map(Vec::len).collect()

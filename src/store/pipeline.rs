@@ -18,7 +18,7 @@ use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, Vectors, pl
 /// caches keyed by their input (`quire eval`'s) are rebuilt. 2: pages that only repeat others are dropped.
 /// 3: HTML read from its main content, redirect stubs left out, site-wide title suffixes removed.
 /// 4: a chunk that copies another document's passage takes its original's vector.
-/// 5: titles and headings bounded in length, table labels bounded per table.
+/// 5: titles and headings bounded in length, table labels bounded per table, pages nested too deep refused.
 pub const REVISION: u32 = 5;
 
 /// The long tasks of indexing, each reported with its own unit.

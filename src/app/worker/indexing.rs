@@ -5,6 +5,8 @@
 use std::rc::Rc;
 
 use crate::corpus::SourceFile;
+use crate::corpus::TokenCounter;
+use crate::embed::jobs::TimeLeft;
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
@@ -133,7 +135,8 @@ impl Host for Page {
         };
         let (done, total) = (progress.done, progress.total);
         let rate = rate(done, self.task_started);
-        send_progress(Progress { task, done, total, rate, current: progress.current.map(String::from) });
+        let current = progress.current.map(String::from);
+        send_progress(Progress { task, done, total, rate, current, seconds_left: None });
     }
 
     /// Yields to the worker's event loop every [`PARSE_SLICE_MS`], so a Cancel can arrive.
@@ -152,12 +155,28 @@ impl Host for Page {
 
 /// Embeds every pending text, here or through the pool; `false` when cancelled.
 pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
-    let (started, total) = (browser::now_ms(), builder.to_embed());
+    let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
+    let pooled = total >= POOL_THRESHOLD;
+    let pieces = with_engine(|engine| {
+        let count = |text: &String| engine.embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
+        builder.texts_to_embed().iter().map(count).collect::<Vec<usize>>()
+    })?;
+    // The pool hands texts out longest first; here they go in the builder's order.
+    let time_left = TimeLeft::new(pieces, pooled);
     let tell = |done: usize| {
-        send_progress(Progress { task: Task::Embed, done, total, rate: rate(done, started), current: None })
+        let elapsed = (browser::now_ms() - started) / 1000.0;
+        let seconds_left = time_left.seconds_left(done.saturating_sub(already), elapsed);
+        send_progress(Progress {
+            task: Task::Embed,
+            done,
+            total,
+            rate: rate(done, started),
+            current: None,
+            seconds_left,
+        })
     };
     tell(0);
-    if total >= POOL_THRESHOLD {
+    if pooled {
         let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
         let embedded = pool.embed(builder, Some(&embed_here), &|| CANCELLED.get(), &tell).await;
         // A pool that failed is dropped (its workers end with it); the next large update starts a new one.

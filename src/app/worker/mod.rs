@@ -77,7 +77,14 @@ pub fn serve() {
         let since = browser::now_ms();
         let on_download = |done, total: Option<usize>| {
             let rate = rate(done, since);
-            send_progress(Progress { task: Task::LoadModel, done, total: total.unwrap_or(done), rate, current: None })
+            send_progress(Progress {
+                task: Task::LoadModel,
+                done,
+                total: total.unwrap_or(done),
+                rate,
+                current: None,
+                seconds_left: None,
+            })
         };
         let started = load_embedder(on_download).await.map(|embedder| {
             let engine = Engine { embedder: Rc::new(embedder), index: None, pool: None, evaluated: None };

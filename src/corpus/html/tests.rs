@@ -144,3 +144,14 @@ fn a_header_row_of_megabytes_is_not_repeated_in_every_row() {
     assert!(doc.text.len() < 100_000, "{} bytes", doc.text.len());
     assert!(doc.text.contains("1999; kind: x"), "the short label still labels its values");
 }
+
+#[test]
+fn a_page_nested_beyond_any_real_one_is_refused_before_it_is_parsed() {
+    let deep = format!("<body>{}<p>Deep.</p>{}</body>", "<div>".repeat(100_000), "</div>".repeat(100_000));
+    let mut builder = DocumentBuilder::new();
+    let refused = parse(&deep, &mut builder).unwrap_err();
+    assert!(matches!(&refused, IngestFailure::Malformed(reason) if reason.contains("would take hours")), "{refused}");
+    // Inside Markdown, such a block is left out and the rest of the document read.
+    let mut builder = DocumentBuilder::new();
+    assert!(parse_fragment(&deep, &mut builder).is_empty());
+}
