@@ -229,16 +229,20 @@ impl IndexBuilder {
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
         let bm25 = Bm25Index::build(self.texts[CHUNKS].iter().map(String::as_str), self.settings.bm25);
         let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
-        IndexedCorpus::assemble(IndexParts {
-            settings: self.settings,
-            model: self.model,
-            corpus: self.corpus,
-            embeddings: self.store,
-            rows,
-            chunk_index,
-            bm25,
-            chunk_graph,
-            vectors: self.vectors,
-        })
+        let copies = self.copies;
+        IndexedCorpus::assemble(
+            IndexParts {
+                settings: self.settings,
+                model: self.model,
+                corpus: self.corpus,
+                embeddings: self.store,
+                rows,
+                chunk_index,
+                bm25,
+                chunk_graph,
+                vectors: self.vectors,
+            },
+            copies,
+        )
     }
 }

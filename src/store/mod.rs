@@ -207,13 +207,12 @@ pub(crate) struct IndexParts {
 }
 
 impl IndexedCorpus {
-    /// The index of `parts`: the knowledge graph, the gazetteer and the copied passages are derived from the
-    /// corpus here.
-    pub(crate) fn assemble(parts: IndexParts) -> Self {
+    /// The index of `parts`: the knowledge graph and the gazetteer are derived from the corpus here;
+    /// `copies` are its copied passages, found by whoever built or decoded the corpus (`Copies::find`).
+    pub(crate) fn assemble(parts: IndexParts, copies: Copies) -> Self {
         let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
-        let copies = Copies::find(&corpus);
         IndexedCorpus {
             settings,
             model,

@@ -187,17 +187,21 @@ impl<G: StoredChunkGraph, N: StoredVectors> OwnedBody<G, N> {
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
-        Ok(IndexedCorpus::assemble(IndexParts {
-            settings,
-            model,
-            corpus,
-            embeddings,
-            rows,
-            chunk_index,
-            bm25,
-            chunk_graph,
-            vectors: vectors.vectors(),
-        }))
+        let copies = crate::corpus::copies::Copies::find(&corpus);
+        Ok(IndexedCorpus::assemble(
+            IndexParts {
+                settings,
+                model,
+                corpus,
+                embeddings,
+                rows,
+                chunk_index,
+                bm25,
+                chunk_graph,
+                vectors: vectors.vectors(),
+            },
+            copies,
+        ))
     }
 }
 
