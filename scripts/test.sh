@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up what is missing, then runs every test: formatting, native unit and integration tests, learned
+# Sets up what is missing, then runs every test: formatting, native unit and integration tests, the hostile
+# inputs through the CLI, learned
 # fusion's inference and the matrix kernel in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
 # the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
 # then the embedder comparison's page against a build with the measuring mode, checking both embedders agree,
@@ -17,6 +18,9 @@ echo "== formatting"
 cargo fmt --check
 echo "== native tests"
 cargo test --locked
+echo "== hostile inputs (scripts/hostile_inputs.py): every case's outcome; limits that catch a hang or a runaway,"
+echo "   not a slow machine (docs/RELIABILITY.md has the release build's figures)"
+python3 scripts/hostile_inputs.py "$CARGO_TARGET_DIR/debug/quire" --seconds 240 --megabytes 3072
 echo "== wasm32 (Node): learned fusion's inference against the natively recorded scores; Quire's matrix kernel"
 echo "   against tract's own, and the embedder against the natively recorded embeddings"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \

@@ -221,8 +221,9 @@ fn clear_errors_for_bad_snapshots_and_missing_models() {
     assert!(text(&out.stderr).contains("bash models/fetch.sh"));
 }
 
-/// A folder with a FIFO and a link to `/dev/zero` named like documents, and a link back to itself: the run
-/// ends, indexes the good file and names each of the others (it blocked forever, or read without end).
+/// A folder with a FIFO and a link to `/dev/zero` named like documents, a link back to itself and a link to
+/// a document outside it: the run ends, indexes the good file and names each of the others (it blocked
+/// forever, or read without end, or read a file from outside the folder).
 #[cfg(unix)]
 #[test]
 fn pipes_devices_and_link_loops_in_a_folder_are_named_not_read() {
@@ -235,12 +236,15 @@ fn pipes_devices_and_link_loops_in_a_folder_are_named_not_read() {
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
     std::os::unix::fs::symlink("/dev/zero", docs.join("zero.txt")).unwrap();
     std::os::unix::fs::symlink(&docs, docs.join("again")).unwrap();
+    std::fs::write(dir.path().join("diary.md"), "# Diary\n\nNot in the folder.\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("diary.md"), docs.join("diary.md")).unwrap();
     let snapshot = dir.path().join("out.quire");
     let out = quire(&["index", docs.to_str().unwrap(), "-o", snapshot.to_str().unwrap()]);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("parsed 1 documents (3 files failed)"), "{stderr}");
+    assert!(stderr.contains("parsed 1 documents (4 files failed)"), "{stderr}");
     assert!(stderr.contains("pipe.md: not a regular file"), "{stderr}");
-    assert!(stderr.contains("zero.txt: not a regular file"), "{stderr}");
+    assert!(stderr.contains("zero.txt: a link out of the folder, not followed"), "{stderr}");
+    assert!(stderr.contains("diary.md: a link out of the folder, not followed"), "{stderr}");
     assert!(stderr.contains("again: a link back to"), "{stderr}");
 }

@@ -22,7 +22,7 @@ pub fn AskPanel(
     let choice = MethodChoice::new();
     let conversation = Conversation::new();
     let query_text = search.query;
-    let ready = move || session.ready();
+    let ready = move || session.answers_questions();
     let no_retriever = move || session.notice.set(Some("Choose at least one retriever.".into()));
 
     let run_query = move || {
@@ -32,12 +32,13 @@ pub fn AskPanel(
         }
         let Some(method) = choice.method() else { return no_retriever() };
         let k = choice.top_k();
+        let still_indexing = session.indexing_files.get_untracked();
         spawn_local(async move {
             if !session.vectors_for(method.method().reads_node_vectors()).await {
                 return;
             }
             match engine::query(&text, method, k).await {
-                Ok(result) => search.show(result, text),
+                Ok(result) => search.show(result, text, still_indexing),
                 Err(failure) => session.recover(failure).await,
             }
         });
@@ -57,11 +58,14 @@ pub fn AskPanel(
         let Some(method) = choice.method() else { return no_retriever() };
         let endpoint = chosen.endpoint(&api_key.get_untracked());
         let asked = text.clone();
+        let still_indexing = session.indexing_files.get_untracked();
         let node_vectors =
             method.method().reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors());
         spawn_local(async move {
             if session.vectors_for(node_vectors).await {
-                conversation.ask(text, method, chosen, endpoint, move |result| search.show(result, asked.clone()));
+                conversation.ask(text, method, chosen, endpoint, move |result| {
+                    search.show(result, asked.clone(), still_indexing)
+                });
             }
         });
     };

@@ -178,14 +178,22 @@ pub fn picked_files(list: &web_sys::FileList) -> Vec<(String, web_sys::File)> {
     (0..list.length()).filter_map(|i| list.get(i)).map(|file| (upload_path(&file), file)).collect()
 }
 
-/// Turns picked or dropped files into the engine's files; a file the browser cannot read is reported in the
-/// second list.
+/// Turns picked or dropped files into the engine's files; a file the browser cannot read, or one larger than
+/// an index takes (known from its size, before it is read), is reported in the second list. Hidden files
+/// inside folders are not read ([`crate::corpus::path::hidden_in_folder`]).
 pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes>, Vec<String>) {
-    let (mut paths, picked): (Vec<String>, Vec<web_sys::File>) = picked.into_iter().unzip();
+    let picked = picked.into_iter().filter(|(path, _)| !crate::corpus::path::hidden_in_folder(path));
+    let (mut paths, picked): (Vec<String>, Vec<web_sys::File>) = picked.unzip();
     crate::corpus::path::disambiguate(&mut paths);
+    let limit = crate::corpus::CorpusSettings::default().max_file_bytes;
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
     for (file, path) in picked.iter().zip(paths) {
+        if file.size() > limit as f64 {
+            let too_large = crate::corpus::IngestFailure::TooLarge { bytes: file.size() as usize, limit };
+            unreadable.push(format!("{path}: {too_large}"));
+            continue;
+        }
         match read_file(file).await {
             Ok(bytes) => files.push(FileBytes { path, bytes }),
             Err(reason) => unreadable.push(reason),

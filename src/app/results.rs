@@ -25,6 +25,9 @@ pub struct Search {
     pub answered: RwSignal<String>,
     /// The document opened from a result, and the chunk it was opened at.
     pub outline: RwSignal<Option<(DocumentOutline, u32)>>,
+    /// Files that were still being indexed when the shown results were asked for: they answer from the
+    /// index as it was.
+    pub still_indexing: RwSignal<usize>,
 }
 
 impl Search {
@@ -35,11 +38,14 @@ impl Search {
             answer: RwSignal::new(None),
             answered: RwSignal::new(String::new()),
             outline: RwSignal::new(None),
+            still_indexing: RwSignal::new(0),
         }
     }
 
-    pub fn show(self, answer: Answer, question: String) {
+    /// Shows `answer` to `question`, asked while `still_indexing` files were being indexed.
+    pub fn show(self, answer: Answer, question: String, still_indexing: usize) {
         self.answer.set(Some(answer));
+        self.still_indexing.set(still_indexing);
         self.answered.set(question);
     }
 
@@ -72,9 +78,15 @@ impl Search {
 
 #[component]
 pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
-    let Search { answer, answered, .. } = search;
+    let Search { answer, answered, still_indexing, .. } = search;
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
+    let while_indexing = move || match still_indexing.get() {
+        0 => None,
+        1 => Some("1 file is still being indexed: these results come from the index as it was.".to_string()),
+        n => Some(format!("{n} files are still being indexed: these results come from the index as it was.")),
+    };
     view! {
+        {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
         <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>
             {move || answer.get().map(|a| format!("{} documents in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
         </p>

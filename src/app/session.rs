@@ -36,6 +36,8 @@ pub struct IndexSession {
     pub saved: RwSignal<bool>,
     pub restored: RwSignal<bool>,
     pub usage: RwSignal<Option<storage::Usage>>,
+    /// Files of the update being indexed now (0 when none): the index as it was answers questions meanwhile.
+    pub indexing_files: RwSignal<usize>,
     /// The report of a `?bench=` page; measuring builds only.
     #[cfg(feature = "bench")]
     pub bench: RwSignal<Option<String>>,
@@ -56,6 +58,7 @@ impl IndexSession {
             saved: RwSignal::new(false),
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),
+            indexing_files: RwSignal::new(0),
             #[cfg(feature = "bench")]
             bench: RwSignal::new(None),
             search,
@@ -65,6 +68,16 @@ impl IndexSession {
     /// Whether the engine takes requests now (tracked: controls are enabled by it).
     pub fn ready(self) -> bool {
         matches!(self.phase.get(), Phase::Ready)
+    }
+
+    /// Whether a question can be asked now (tracked): the engine is ready, or it is indexing new files while
+    /// the index as it was answers (the engine worker answers between the update's steps).
+    pub fn answers_questions(self) -> bool {
+        match self.phase.get() {
+            Phase::Ready => true,
+            Phase::Working(_) => self.indexing_files.get() > 0,
+            _ => false,
+        }
     }
 
     fn show(self, state: IndexState) {
@@ -145,6 +158,7 @@ impl IndexSession {
     /// Adds `files` and removes `removed`. A file whose parser crashes the engine is skipped with an error
     /// naming it; the engine restarts with the index as it was and the update goes on with the other files.
     async fn update_index(self, mut files: Vec<FileBytes>, removed: Vec<String>) {
+        self.indexing_files.set(files.len());
         let mut crashed_on = Vec::new();
         let result = loop {
             match engine::update(files.clone(), removed.clone()).await {
@@ -163,6 +177,7 @@ impl IndexSession {
                 other => break other,
             }
         };
+        self.indexing_files.set(0);
         match result {
             Ok((mut outcome, state)) => {
                 let crashes = crashed_on.into_iter().map(|text| ReportLine { text, problem: true, files: Vec::new() });
@@ -185,6 +200,14 @@ impl IndexSession {
     pub async fn vectors_for(self, reads_node_vectors: bool) -> bool {
         if !reads_node_vectors || self.summary.get_untracked().is_none_or(|summary| summary.node_vectors) {
             return true;
+        }
+        if self.indexing_files.get_untracked() > 0 {
+            self.notice.set(Some(
+                "This method searches pages, sections, entities and relations, which are embedded after the files \
+                 being indexed now: ask again when indexing is done, or use a method of chunks meanwhile."
+                    .into(),
+            ));
+            return false;
         }
         match engine::add_node_vectors().await {
             Ok((outcome, state)) => {

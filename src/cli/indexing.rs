@@ -7,22 +7,33 @@ use std::time::Instant;
 
 use indicatif::ProgressBar;
 
-use quire::corpus::{self, IngestError, IngestFailure, IngestReport, SourceFile};
+use quire::corpus::{self, CorpusSettings, IngestError, IngestFailure, IngestReport, ParsedFile, SourceFile};
 use quire::embed::MiniLmEmbedder;
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
+use super::isolation::ParseWorker;
 use super::{CliResult, load_embedder, load_snapshot, save_snapshot};
 
-/// The terminal as the pipeline's host: one bar per counted task; never cancelled.
+/// The terminal as the pipeline's host: one bar per counted task, each file parsed in a child process;
+/// never cancelled, except that a dry run stops before embedding.
 struct Terminal<'a> {
     embedder: &'a MiniLmEmbedder,
     bar: Option<(Task, ProgressBar)>,
+    worker: ParseWorker,
+    dry_run: Option<DryRun>,
+}
+
+/// What `quire check` counts where indexing would embed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DryRun {
+    pub chunks: usize,
+    pub texts_to_embed: usize,
 }
 
 impl<'a> Terminal<'a> {
     fn new(embedder: &'a MiniLmEmbedder) -> Self {
-        Terminal { embedder, bar: None }
+        Terminal { embedder, bar: None, worker: ParseWorker::default(), dry_run: None }
     }
 
     fn finish_bar(&mut self) {
@@ -61,7 +72,15 @@ impl Host for Terminal<'_> {
         true
     }
 
+    fn parse(&mut self, file: &SourceFile, settings: &CorpusSettings) -> Result<ParsedFile, IngestError> {
+        self.worker.parse(file, settings)
+    }
+
     async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+        if let Some(dry_run) = &mut self.dry_run {
+            *dry_run = DryRun { chunks: builder.corpus().chunks.len(), texts_to_embed: builder.to_embed() };
+            return Ok(false);
+        }
         self.progress(Progress { task: Task::Embed, done: 0, total: builder.to_embed(), current: None });
         let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -74,13 +93,18 @@ impl Host for Terminal<'_> {
 /// Runs the pipeline over `paths` (files, and supported files found under folders) from `base`, printing
 /// each file's problems and the tasks' figures.
 pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
+    drive(&mut Terminal::new(embedder), base, paths)
+}
+
+fn drive(terminal: &mut Terminal<'_>, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
     let files = collect_files(paths);
     let working_folder = std::env::current_dir().ok();
+    let limit = base.corpus_settings().max_file_bytes;
     let inputs = files.iter().map(|file| match file {
-        Ok(path) => read_file(path, working_folder.as_deref()),
+        Ok(path) => read_file(path, working_folder.as_deref(), limit),
         Err(unlisted) => Err(unlisted.clone()),
     });
-    run_on(embedder, base, inputs, files.len())
+    drive_on(terminal, base, inputs, files.len())
 }
 
 /// Runs the pipeline over files already read.
@@ -90,14 +114,38 @@ pub fn run_on(
     files: impl IntoIterator<Item = InputFile>,
     file_count: usize,
 ) -> Result<Outcome, String> {
+    drive_on(&mut Terminal::new(embedder), base, files, file_count)
+}
+
+fn drive_on(
+    terminal: &mut Terminal<'_>,
+    base: Base<'_>,
+    files: impl IntoIterator<Item = InputFile>,
+    file_count: usize,
+) -> Result<Outcome, String> {
     let started = Instant::now();
     let clock = || started.elapsed().as_secs_f64();
-    let mut terminal = Terminal::new(embedder);
-    let outcome = futures_executor::block_on(pipeline::run(&mut terminal, base, files, file_count, &clock));
+    let outcome = futures_executor::block_on(pipeline::run(terminal, base, files, file_count, &clock));
     terminal.finish_bar();
     let outcome = outcome.map_err(|e| e.to_string())?;
     print_outcome(&outcome);
     Ok(outcome)
+}
+
+/// `quire check`: reads and structures `paths` as `quire index` would, prints what each file gave and
+/// what indexing would embed, and writes nothing. Fails when no document could be read.
+pub fn check(model: &Option<PathBuf>, paths: &[PathBuf]) -> CliResult {
+    let embedder = load_embedder(model)?;
+    let mut terminal = Terminal::new(&embedder);
+    terminal.dry_run = Some(DryRun::default());
+    let base = Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
+    let outcome = drive(&mut terminal, base, paths)?;
+    let counted = terminal.dry_run.unwrap_or_default();
+    if outcome.report.documents.is_empty() && counted.chunks == 0 {
+        return Err("no document could be read".into());
+    }
+    println!("{} chunks; indexing would embed {} texts", counted.chunks, counted.texts_to_embed);
+    Ok(())
 }
 
 fn print_outcome(outcome: &Outcome) {
@@ -127,10 +175,27 @@ fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
     eprintln!("parsed {parsed} documents ({failed} files failed) in {seconds:.2}s");
 }
 
-/// A file read from disk under its source name, or why it could not be read.
-fn read_file(path: &Path, working_folder: Option<&Path>) -> InputFile {
+/// A file read from disk under its source name, or why it could not be read. Its size is checked before
+/// it is read, and no more than `limit` bytes and one are read whatever the file claims (a file can grow
+/// while it is read).
+fn read_file(path: &Path, working_folder: Option<&Path>, limit: usize) -> InputFile {
+    use std::io::Read;
     let name = source_name(path, working_folder);
-    std::fs::read(path).map(|bytes| SourceFile::new(&name, bytes)).map_err(|e| unreadable(&name, &e))
+    let too_large = |bytes: u64| IngestError {
+        file: corpus::path::normalize(&name),
+        failure: IngestFailure::TooLarge { bytes: usize::try_from(bytes).unwrap_or(usize::MAX), limit },
+    };
+    let file = std::fs::File::open(path).map_err(|e| unreadable(&name, &e))?;
+    let claimed = file.metadata().map_err(|e| unreadable(&name, &e))?.len();
+    if claimed > limit as u64 {
+        return Err(too_large(claimed));
+    }
+    let mut bytes = Vec::with_capacity(claimed as usize);
+    file.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| unreadable(&name, &e))?;
+    if bytes.len() > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(SourceFile::new(&name, bytes))
 }
 
 fn unreadable(name: &str, error: &std::io::Error) -> IngestError {
@@ -166,8 +231,21 @@ fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
 /// once instead of walked forever (walkdir keeps the ancestors' identities).
 fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
     let hidden = |entry: &walkdir::DirEntry| entry.depth() > 0 && entry.file_name().to_string_lossy().starts_with('.');
+    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let escapes = std::cell::RefCell::new(Vec::new());
+    let inside = |entry: &walkdir::DirEntry| {
+        let outside =
+            entry.path_is_symlink() && entry.path().canonicalize().is_ok_and(|target| !target.starts_with(&root));
+        if outside {
+            escapes.borrow_mut().push(Err(unreadable_because(
+                &entry.path().display().to_string(),
+                "a link out of the folder, not followed".into(),
+            )));
+        }
+        !outside
+    };
     let entries = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter();
-    for entry in entries.filter_entry(|entry| !hidden(entry)) {
+    for entry in entries.filter_entry(|entry| !hidden(entry) && inside(entry)) {
         match entry {
             Ok(entry) if !entry.file_type().is_dir() => {
                 if corpus::detect_format(&entry.path().to_string_lossy(), &[]).is_ok() {
@@ -186,6 +264,7 @@ fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
             }
         }
     }
+    files.extend(escapes.into_inner());
 }
 
 fn not_a_file(path: &Path) -> IngestError {
@@ -259,7 +338,7 @@ pub fn with_vectors_for(
 pub fn read_folder(root: &Path) -> Vec<InputFile> {
     collect_files(&[root.to_path_buf()])
         .into_iter()
-        .map(|file| file.and_then(|path| read_file(&path, Some(root))))
+        .map(|file| file.and_then(|path| read_file(&path, Some(root), IndexSettings::default().corpus.max_file_bytes)))
         .collect()
 }
 

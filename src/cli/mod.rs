@@ -4,6 +4,7 @@
 mod ask;
 mod eval;
 mod indexing;
+mod isolation;
 mod train;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +49,12 @@ enum Command {
         /// them (page, section, entity, path, hub, triplet) otherwise add them on first use.
         #[arg(long)]
         all_vectors: bool,
+    },
+    /// Read files and folders as `index` would, report what each gives and what indexing would embed;
+    /// nothing is embedded or written.
+    Check {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
     /// Add or replace documents in a snapshot; only new texts are embedded.
     Add {
@@ -99,6 +106,10 @@ enum Command {
     /// Train learned fusion (seed 000's network) on a BEIR-layout folder's labelled questions and write the
     /// weights for `--fusion-model`.
     TrainFusion(train::TrainArgs),
+    /// Parses the files sent on stdin, one at a time, for `index`, `add`, `check` and `eval` (see
+    /// `cli/isolation.rs`).
+    #[command(hide = true)]
+    ParseWorker,
 }
 
 type CliResult = Result<(), String>;
@@ -136,6 +147,8 @@ pub fn run() -> i32 {
                 Err(problem) => Err(problem.to_string()),
             }
         }
+        Command::Check { paths } => indexing::check(&cli.model_dir, &paths),
+        Command::ParseWorker => isolation::serve(),
         Command::Add { snapshot, paths } => indexing::update(&cli.model_dir, &snapshot, &paths, &[]),
         Command::Remove { snapshot, sources } => indexing::update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),

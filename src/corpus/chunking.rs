@@ -14,6 +14,11 @@ pub trait TokenCounter {
     fn special_tokens(&self) -> usize {
         2
     }
+    /// Byte ranges of `text`'s word-pieces, where the counter can tell them: a long paragraph is then split
+    /// from one tokenization of each window instead of a search that tokenizes each piece many times.
+    fn token_spans(&self, _text: &str) -> Option<Vec<(usize, usize)>> {
+        None
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,12 +64,13 @@ pub fn chunk_blocks(
             }
         }
     }
-    merge(pieces, target)
+    merge(pieces, target, budget.saturating_mul(MAX_BYTES_PER_TOKEN))
 }
 
-/// Groups neighbouring pieces while the group stays within `target`. WordPiece pre-tokenises on whitespace
-/// and punctuation, so the token count of joined pieces is the sum of their counts.
-fn merge(pieces: Vec<Piece>, target: usize) -> Vec<PlannedChunk> {
+/// Groups neighbouring pieces while the group stays within `target` and `max_bytes` (a chunk is bounded in
+/// bytes too: pieces of unknown "words" count one word-piece for any length). WordPiece pre-tokenises on
+/// whitespace and punctuation, so the token count of joined pieces is the sum of their counts.
+fn merge(pieces: Vec<Piece>, target: usize, max_bytes: usize) -> Vec<PlannedChunk> {
     let mut chunks: Vec<PlannedChunk> = Vec::new();
     let mut open: Option<(Piece, bool)> = None;
     for piece in pieces {
@@ -73,7 +79,8 @@ fn merge(pieces: Vec<Piece>, target: usize) -> Vec<PlannedChunk> {
                 if mergeable
                     && piece.mergeable
                     && group.page == piece.page
-                    && group.tokens + piece.tokens <= target =>
+                    && group.tokens + piece.tokens <= target
+                    && (piece.span.end - group.span.start) as usize <= max_bytes =>
             {
                 let joined = Piece {
                     span: Span { start: group.span.start, end: piece.span.end },
@@ -135,9 +142,12 @@ fn split_long(text: &str, span: Span, counter: &dyn TokenCounter, target: usize,
 const MAX_BYTES_PER_TOKEN: usize = 400;
 
 /// The token count of `text`, or `None` when it is too long to fit `budget` in any case worth counting:
-/// tokenizing megabytes at once costs gigabytes of encoding, and splitting never needs that count.
+/// tokenizing megabytes at once costs gigabytes of encoding, and splitting never needs that count. Every
+/// word is at least one word-piece, so a text of more words than `budget` is known too long uncounted.
 fn count_within_reach(text: &str, counter: &dyn TokenCounter, budget: usize) -> Option<usize> {
-    (text.len() <= budget.saturating_mul(MAX_BYTES_PER_TOKEN)).then(|| counter.count_tokens(text))
+    let reachable =
+        text.len() <= budget.saturating_mul(MAX_BYTES_PER_TOKEN) && text.split_whitespace().nth(budget).is_none();
+    reachable.then(|| counter.count_tokens(text))
 }
 
 /// Longest word-aligned prefixes within `budget`. Each cut is found by a galloping search over the word
@@ -150,6 +160,9 @@ fn split_by_words(
     counter: &dyn TokenCounter,
     budget: usize,
 ) -> Vec<(usize, usize, usize)> {
+    if let Some(pieces) = split_by_token_spans(&block[start..end], counter, budget) {
+        return pieces.into_iter().map(|(s, e, t)| (start + s, start + e, t)).collect();
+    }
     let sentence = &block[start..end];
     let mut bounds: Vec<usize> = sentence.split_word_bound_indices().map(|(i, w)| i + w.len()).collect();
     bounds.dedup();
@@ -179,6 +192,92 @@ fn split_by_words(
         from = cut;
     }
     pieces
+}
+
+/// Bytes tokenized at once when a long sentence is split from its word-pieces' spans: large enough to hold
+/// many pieces (each at most `budget × MAX_BYTES_PER_TOKEN`), small enough that an encoding stays a few
+/// megabytes.
+const WINDOW_BYTES: usize = 1 << 20;
+
+/// `sentence` cut into pieces of at most `budget` word-pieces and `budget × MAX_BYTES_PER_TOKEN` bytes,
+/// each ending at a word (a gap between word-pieces) where one is in reach, from one tokenization per
+/// window; `None` when the counter cannot give spans. Linear in the sentence's length.
+fn split_by_token_spans(
+    sentence: &str,
+    counter: &dyn TokenCounter,
+    budget: usize,
+) -> Option<Vec<(usize, usize, usize)>> {
+    let reach = budget.saturating_mul(MAX_BYTES_PER_TOKEN);
+    let mut pieces = Vec::new();
+    let mut from = 0usize;
+    while from < sentence.len() {
+        let window_end = window_end(sentence, from, WINDOW_BYTES.max(2 * reach), reach);
+        let spans = counter.token_spans(&sentence[from..window_end])?;
+        let mut first = 0usize; // the pending piece's first word-piece
+        let mut word_start = None; // the last word start after `first`
+        let mut resume = None;
+        'tokens: for i in 0..spans.len() {
+            if i > first && spans[i].0 > spans[i - 1].1 {
+                word_start = Some(i);
+            }
+            while i + 1 - first > budget || spans[i].1 - spans[first].0 > reach {
+                let Some(cut) = word_start.filter(|&w| w > first).or((i > first).then_some(i)) else {
+                    // One word-piece longer than a piece may be (an unknown "word" of megabytes): cut by bytes.
+                    let start = from + spans[i].0;
+                    let end = ceil_boundary(sentence, floor_boundary(sentence, start + reach).max(start + 1));
+                    pieces.push((start, end, counter.count_tokens(&sentence[start..end])));
+                    resume = Some(end);
+                    break 'tokens;
+                };
+                let (start, end) = (from + spans[first].0, from + spans[cut - 1].1);
+                // A cut inside a word changes how its rest is split into word-pieces: counted again.
+                let at_word = Some(cut) == word_start;
+                let tokens = if at_word { cut - first } else { counter.count_tokens(&sentence[start..end]) };
+                pieces.push((start, end, tokens));
+                first = cut;
+                word_start = (cut + 1..=i).rev().find(|&j| spans[j].0 > spans[j - 1].1);
+            }
+        }
+        from = match resume {
+            Some(end) => end,
+            None if spans.len() == first => window_end,
+            // The window ends between words (or the sentence ends): the pending piece is whole.
+            None if window_end == sentence.len() || first == 0 => {
+                let (start, end) = (from + spans[first].0, from + spans[spans.len() - 1].1);
+                pieces.push((start, end, spans.len() - first));
+                window_end
+            }
+            None => from + spans[first].0,
+        };
+    }
+    Some(pieces)
+}
+
+/// Where a window of about `size` bytes from `from` ends: at the sentence's end, else after the last
+/// whitespace past `from + reach` (so no word is cut), else at a char boundary.
+fn window_end(sentence: &str, from: usize, size: usize, reach: usize) -> usize {
+    let end = floor_boundary(sentence, from.saturating_add(size));
+    if end == sentence.len() {
+        return end;
+    }
+    let floor = floor_boundary(sentence, from + reach);
+    sentence[floor..end].rfind(char::is_whitespace).map_or(end, |at| floor + at + 1)
+}
+
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// The longest prefix of `sentence[from..limit]` within `budget`, cut at a char boundary (at least one char).
@@ -319,5 +418,87 @@ pub(crate) mod tests {
         assert!(chunks.len() >= 1_000_000 / 254, "{} chunks", chunks.len());
         assert_eq!(chunks.iter().map(|c| c.span.len()).sum::<usize>(), text.len());
         assert!(tokenized < 40 * text.len(), "{tokenized} bytes tokenized for {} bytes of text", text.len());
+    }
+
+    /// Like WordPiece with offsets: runs of letters and digits in pieces of at most 8 characters, each
+    /// punctuation mark alone, and a run over 100 characters one unknown piece; counts the bytes tokenized.
+    struct SpannedCounter {
+        bytes: std::cell::Cell<usize>,
+    }
+    impl TokenCounter for SpannedCounter {
+        fn count_tokens(&self, text: &str) -> usize {
+            self.token_spans(text).unwrap().len()
+        }
+        fn token_spans(&self, text: &str) -> Option<Vec<(usize, usize)>> {
+            self.bytes.set(self.bytes.get() + text.len());
+            let mut spans = Vec::new();
+            let mut run: Option<usize> = None;
+            let close = |spans: &mut Vec<(usize, usize)>, start: usize, end: usize| match end - start > 100 {
+                true => spans.push((start, end)),
+                false => spans.extend((start..end).step_by(8).map(|s| (s, (s + 8).min(end)))),
+            };
+            for (i, c) in text.char_indices() {
+                match (c.is_alphanumeric(), run) {
+                    (true, None) => run = Some(i),
+                    (true, Some(_)) => {}
+                    (false, Some(start)) => {
+                        close(&mut spans, start, i);
+                        run = None;
+                    }
+                    (false, None) => {}
+                }
+                if c.is_ascii_punctuation() {
+                    spans.push((i, i + 1));
+                }
+            }
+            if let Some(start) = run {
+                close(&mut spans, start, text.len());
+            }
+            Some(spans)
+        }
+    }
+
+    fn split_with_spans(text: &str) -> (usize, Vec<PlannedChunk>, Document) {
+        let doc = doc_of(&[(text, BlockKind::Paragraph)]);
+        let blocks: Vec<&TextBlock> = doc.blocks.iter().collect();
+        let counter = SpannedCounter { bytes: std::cell::Cell::new(0) };
+        let chunks = chunk_blocks(&doc, &blocks, &counter, &ChunkLimits { target_tokens: 128, max_tokens: 256 });
+        let tokenized = counter.bytes.get();
+        for chunk in &chunks {
+            let piece = doc.slice(chunk.span);
+            assert!(
+                counter.count_tokens(piece) <= 254 && piece.len() <= 254 * MAX_BYTES_PER_TOKEN,
+                "{} tokens, {} bytes",
+                counter.count_tokens(piece),
+                piece.len()
+            );
+            assert_eq!(chunk.tokens, counter.count_tokens(piece), "{piece:?}");
+            assert_eq!(piece, piece.trim());
+        }
+        let kept: String = chunks.iter().map(|c| doc.slice(c.span)).collect::<String>().split_whitespace().collect();
+        assert_eq!(kept, doc.text.split_whitespace().collect::<String>(), "every word is in one chunk");
+        (tokenized, chunks, doc)
+    }
+
+    #[test]
+    fn a_long_paragraph_is_split_from_one_tokenization_of_each_window() {
+        let words: Vec<String> = (0..400_000).map(|i| format!("word{}", i % 997)).collect();
+        let text = words.join(" ");
+        let (tokenized, chunks, _) = split_with_spans(&text);
+        assert!(tokenized < 3 * text.len(), "{tokenized} bytes tokenized for {} bytes of text", text.len());
+        assert!(chunks.iter().all(|c| c.tokens >= 200), "pieces are full: {:?}", chunks.iter().map(|c| c.tokens).min());
+
+        let glued = "a.".repeat(300_000) + "a";
+        let (tokenized, chunks, _) = split_with_spans(&glued);
+        assert!(tokenized < 3 * glued.len(), "{tokenized} bytes for {}", glued.len());
+        assert!(chunks.len() >= 600_000 / 254);
+    }
+
+    #[test]
+    fn a_word_of_megabytes_is_cut_by_bytes() {
+        let text = format!("before {} after", "x".repeat(2_000_000));
+        let (_, chunks, doc) = split_with_spans(&text);
+        assert!(chunks.len() >= 2_000_000 / (254 * MAX_BYTES_PER_TOKEN));
+        assert!(doc.slice(chunks[0].span).starts_with("before"));
     }
 }

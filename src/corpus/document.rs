@@ -152,7 +152,23 @@ pub struct DocumentBuilder {
     page: Option<u32>,
     /// Added to every heading level from now on (an EPUB chapter's headings under its contents entry).
     heading_offset: i8,
+    /// Bytes of link targets recorded so far.
+    link_bytes: usize,
+    /// Whether text was left out past [`MAX_TEXT_BYTES`].
+    cut_short: bool,
 }
+
+/// Bytes of text one document may hold: a package inflates (a DOCX to 256 MiB of XML) and tables repeat
+/// their labels, so a small file could otherwise produce gigabytes. 32 MiB is five million words, twenty
+/// thousand chunks: reading it takes seconds, embedding it a quarter of an hour on two cores; the largest
+/// real documents here (a 4.4 MB all-in-one book) hold a tenth of it.
+pub const MAX_TEXT_BYTES: usize = 32 * 1024 * 1024;
+
+/// The longest link target kept: browsers and servers stop near 8 KB; a longer one is data, not an address.
+pub const MAX_LINK_TARGET_BYTES: usize = 8 * 1024;
+/// Bytes of link targets one document may record: one long target used by every link of a small compressed
+/// file (a DOCX relationship, a Markdown reference) would otherwise be copied gigabytes of times.
+pub const MAX_LINK_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug)]
 struct OpenBlock {
@@ -241,6 +257,17 @@ impl DocumentBuilder {
             self.start_block(BlockKind::Paragraph);
         }
         let preserve = self.open_block.as_ref().is_some_and(|b| b.preserve_whitespace);
+        let room = MAX_TEXT_BYTES.saturating_sub(self.text.len());
+        let fragment = if fragment.len() > room {
+            self.cut_short = true;
+            let mut cut = room;
+            while !fragment.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            &fragment[..cut]
+        } else {
+            fragment
+        };
         for ch in fragment.chars() {
             if preserve {
                 // Code blocks keep their layout, but no other control characters reach the stored text.
@@ -269,11 +296,16 @@ impl DocumentBuilder {
         }
     }
 
+    /// A link's anchor text starts here. A target longer than [`MAX_LINK_TARGET_BYTES`], or past the
+    /// document's [`MAX_LINK_BYTES`], links nothing (its anchor text stays).
     pub fn start_link(&mut self, target: &str, kind: LinkKind) {
         if self.open_block.is_none() {
             self.start_block(BlockKind::Paragraph);
         }
-        self.open_links.push((target.trim().to_string(), kind, self.text.len()));
+        let target = target.trim();
+        let allowed = target.len() <= MAX_LINK_TARGET_BYTES && self.link_bytes + target.len() <= MAX_LINK_BYTES;
+        self.link_bytes += if allowed { target.len() } else { 0 };
+        self.open_links.push((if allowed { target.to_string() } else { String::new() }, kind, self.text.len()));
     }
 
     pub fn end_link(&mut self) {
@@ -304,6 +336,12 @@ impl DocumentBuilder {
 
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty() && self.open_block.is_none()
+    }
+
+    /// The warning for a document whose text passed [`MAX_TEXT_BYTES`], if it did.
+    pub fn cut_short_warning(&self) -> Option<String> {
+        self.cut_short
+            .then(|| format!("its text passes {} MiB: only the first {0} MiB are indexed", MAX_TEXT_BYTES >> 20))
     }
 
     /// The first of the top-level headings: the conventional title of a Markdown or HTML page is its `h1`,

@@ -28,7 +28,9 @@ pub fn decode<'a>(bytes: &'a [u8], format: &'static str) -> Result<Decoded<'a>, 
     }
     let sample = &bytes[..bytes.len().min(SAMPLE)];
     if sample.contains(&0) {
-        let Some(encoding) = utf16_without_bom(sample) else { return Err(IngestFailure::Binary { format }) };
+        let Some(encoding) = utf16_without_bom(sample) else {
+            return Err(IngestFailure::Binary { format: format.into() });
+        };
         let text = encoding.decode_without_bom_handling(bytes).0;
         return Ok(Decoded { text, assumed: Some(format!("read as {} (no byte order mark)", encoding.name())) });
     }
@@ -92,6 +94,6 @@ mod tests {
         let with_bom = decode(b"\xEF\xBB\xBFhello", "plain").unwrap();
         assert_eq!((with_bom.text.as_ref(), with_bom.assumed), ("hello", None));
         let png = [0x89, b'P', b'N', b'G', 0, 0, 1, 2, 0, 0, 0, 13];
-        assert_eq!(decode(&png, "Markdown"), Err(IngestFailure::Binary { format: "Markdown" }));
+        assert_eq!(decode(&png, "Markdown"), Err(IngestFailure::Binary { format: "Markdown".into() }));
     }
 }

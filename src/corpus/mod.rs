@@ -83,14 +83,14 @@ impl Default for CorpusSettings {
 }
 
 /// Why a file could not be ingested.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum IngestFailure {
     #[error("the file is empty")]
     Empty,
     #[error("the file is {bytes} bytes, above the limit of {limit} bytes")]
     TooLarge { bytes: usize, limit: usize },
     #[error("binary content where {format} text was expected")]
-    Binary { format: &'static str },
+    Binary { format: std::borrow::Cow<'static, str> },
     #[error(
         "unsupported file type `{extension}` (supported: md, markdown, txt, html, htm, csv, tsv, pdf, jsonl, docx, odt, epub)"
     )]
@@ -132,7 +132,7 @@ impl From<Malformed> for IngestFailure {
 }
 
 /// A failure that names its file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IngestError {
     pub file: String,
     pub failure: IngestFailure,
@@ -147,7 +147,7 @@ impl fmt::Display for IngestError {
 impl std::error::Error for IngestError {}
 
 /// Documents read from one file, with non-fatal problems (a skipped CSV row, a malformed JSONL line).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ParsedFile {
     pub documents: Vec<Document>,
     pub warnings: Vec<String>,
@@ -182,9 +182,14 @@ impl IngestReport {
     /// A document identical to one already read (the same bytes under another path) is reported and kept
     /// once, so it is embedded once and never answers twice.
     pub fn add(&mut self, file: &SourceFile, settings: &CorpusSettings) {
-        match parse_file(file, settings) {
+        self.add_parsed(&file.path, parse_file(file, settings));
+    }
+
+    /// One more file's outcome, parsed elsewhere (natively, the CLI parses each file in a child process).
+    pub fn add_parsed(&mut self, file: &str, parsed: Result<ParsedFile, IngestError>) {
+        match parsed {
             Ok(parsed) => {
-                self.warnings.extend(parsed.warnings.into_iter().map(|w| (file.path.clone(), w)));
+                self.warnings.extend(parsed.warnings.into_iter().map(|w| (file.to_string(), w)));
                 for document in parsed.documents {
                     match self.seen.get(&document.content_hash) {
                         Some(&first) => {
@@ -374,6 +379,8 @@ fn single_document(
 ) -> ParsedFile {
     let hash = document::content_hash(&file.bytes);
     let fallback_title = document::title_from_file_name(&file.path);
+    let mut warnings = warnings;
+    warnings.extend(builder.cut_short_warning());
     ParsedFile { documents: vec![builder.finish(file.path.clone(), hash, format, metadata, &fallback_title)], warnings }
 }
 

@@ -8,9 +8,10 @@ use roxmltree::{Document, Node, ParsingOptions};
 
 use super::Malformed;
 
-/// The most bytes one part may inflate to, and all the parts of one file together.
-const MAX_PART_BYTES: u64 = 64 * 1024 * 1024;
-const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
+/// The most bytes one part may inflate to, and all the parts of one file together (a PDF's compressed
+/// streams too).
+pub const MAX_PART_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
 /// The most XML nodes one part may have.
 const MAX_NODES: u32 = 8_000_000;
 /// Elements nested deeper than this are skipped by the walkers, which recurse: a document is never that

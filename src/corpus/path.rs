@@ -24,6 +24,14 @@ pub fn normalize(path: &str) -> String {
     if absolute { format!("/{joined}") } else { joined }
 }
 
+/// Whether `path`, a file found inside a dropped or picked folder (`notes/.git/config`), is hidden there: a
+/// file or folder below the dropped one whose name starts with a dot. Those are a tool's (version
+/// control, an editor's backups), not the user's documents, and are not read; the dropped folder itself,
+/// or a file picked alone, was chosen and is read whatever its name.
+pub fn hidden_in_folder(path: &str) -> bool {
+    path.split(['/', '\\']).skip(1).any(|segment| segment.starts_with('.') && segment != "." && segment != "..")
+}
+
 /// The folder part of a normalised path (`a/b.md` → `a`, `b.md` → ``).
 pub fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(folder, _)| folder)
@@ -74,6 +82,15 @@ pub fn disambiguate(paths: &mut [String]) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn files_below_a_dot_name_inside_a_folder_are_hidden() {
+        assert!(hidden_in_folder("notes/.git/config"));
+        assert!(hidden_in_folder("notes/drafts/.old.md"));
+        assert!(!hidden_in_folder(".notes/moon.md"), "the dropped folder was chosen");
+        assert!(!hidden_in_folder(".moon.md"), "a file picked alone was chosen");
+        assert!(!hidden_in_folder("notes/moon.md"));
+    }
+
     use super::*;
 
     #[test]

@@ -64,10 +64,46 @@ fn read_pdf(bytes: &[u8]) -> Result<Read, Malformed> {
     if document.is_encrypted() {
         document.decrypt("").map_err(|_| "the PDF is encrypted with a password".to_string())?;
     }
+    check_inflation(&document)?;
     let mut lines = LineCollector::default();
     pdf_extract::output_doc(&document, &mut lines).map_err(|e| unreadable(&e))?;
     let outline = outline::outline_entries(&document);
     Ok((lines.pages, outline, metadata_title(&document)))
+}
+
+/// Refuses a PDF whose compressed streams inflate past the package limits (a stream, and all of them): the
+/// PDF library inflates each stream whole, and a 1 MB file can hold a gigabyte of zeros. Measured before
+/// the library reads them, without keeping what is inflated.
+fn check_inflation(document: &pdf_extract::Document) -> Result<(), Malformed> {
+    use super::package::{MAX_PART_BYTES, MAX_TOTAL_BYTES};
+    use std::io::Read;
+    let mut total = 0u64;
+    for object in document.objects.values() {
+        let Object::Stream(stream) = object else { continue };
+        if !stream.filters().is_ok_and(|filters| filters.first() == Some(&&b"FlateDecode"[..])) {
+            continue;
+        }
+        let limit = MAX_PART_BYTES.min(MAX_TOTAL_BYTES - total);
+        let mut sink = std::io::sink();
+        let zlib = flate2::read::ZlibDecoder::new(stream.content.as_slice()).take(limit + 1);
+        let inflated = match std::io::copy(&mut { zlib }, &mut sink) {
+            Ok(bytes) => bytes,
+            // As the library does: a stream with a damaged zlib header is read as raw deflate.
+            Err(_) => stream.content.get(2..).map_or(0, |raw| {
+                std::io::copy(&mut flate2::read::DeflateDecoder::new(raw).take(limit + 1), &mut sink).unwrap_or(0)
+            }),
+        };
+        if inflated > limit {
+            return Err(Malformed(format!(
+                "a compressed stream inflates past {} MiB (each may inflate to {} MiB, all together to {} MiB)",
+                (total + inflated) >> 20,
+                MAX_PART_BYTES >> 20,
+                MAX_TOTAL_BYTES >> 20
+            )));
+        }
+        total += inflated;
+    }
+    Ok(())
 }
 
 /// The document information's `Title`, unless it is empty or a converter's placeholder.

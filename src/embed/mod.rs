@@ -252,4 +252,8 @@ impl TokenCounter for MiniLmEmbedder {
             .map(|e| e.get_ids().len())
             .unwrap_or_else(|_| text.split_whitespace().count() * 2)
     }
+
+    fn token_spans(&self, text: &str) -> Option<Vec<(usize, usize)>> {
+        self.counting.encode(text, false).ok().map(|encoding| encoding.get_offsets().to_vec())
+    }
 }

@@ -198,8 +198,9 @@ fn report_unknown(warnings: &mut Vec<String>, what: &str, place: &str, unknown: 
 }
 
 /// Bytes a gzipped dataset file may inflate to: gzip states no size, and a few megabytes of a crafted one
-/// inflate without end (a 6 MB file filled 8 GiB).
-const MAX_INFLATED_BYTES: u64 = 1 << 30;
+/// inflate without end (a 6 MB file filled 8 GiB). The labelled sets here inflate to 6 MB at most; a corpus
+/// of 256 MiB is already more than an index on a laptop or in a tab holds.
+const MAX_INFLATED_BYTES: u64 = 256 << 20;
 
 /// A dataset file's bytes, ungzipped when its name ends in `.gz` (BEIR files ship either way).
 pub fn file_bytes(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, DatasetError> {
@@ -215,7 +216,11 @@ fn inflate(name: &str, bytes: Vec<u8>, limit: u64) -> Result<Vec<u8>, DatasetErr
     std::io::Read::read_to_end(&mut std::io::Read::take(decoder, limit + 1), &mut out)
         .map_err(|e| DatasetError::of_file(name, format!("not a readable gzip file: {e}")))?;
     if out.len() as u64 > limit {
-        return Err(DatasetError::of_file(name, format!("inflates past {limit} bytes, the limit for a dataset file")));
+        let limit = match limit >= 1 << 20 {
+            true => format!("{} MiB", limit >> 20),
+            false => format!("{limit} bytes"),
+        };
+        return Err(DatasetError::of_file(name, format!("inflates past {limit}, the limit for a dataset file")));
     }
     Ok(out)
 }

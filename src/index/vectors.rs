@@ -171,10 +171,33 @@ enum Structure {
 
 /// Nearest-neighbour search over a subset of rows of a [`QuantizedVectors`] store. Not `Deserialize`: a
 /// decoded index is an [`UncheckedVectorIndex`] until validated, so no unchecked graph can be searched.
+///
+/// Positions that share a stored row (chunks of the same text: a table's repeated rows, a copied passage)
+/// are one point of the HNSW graph, at the first of them: a graph of thousands of identical points makes
+/// every insertion compare with all of them (2,000 identical CSV rows never finished building).
 #[derive(Serialize)]
 pub struct VectorIndex {
     rows: Vec<u32>,
     structure: Structure,
+    /// Every position of each row held at more than one position, derived from `rows`.
+    #[serde(skip)]
+    shared: std::collections::HashMap<u32, Vec<u32>>,
+}
+
+/// The positions of each row that `rows` holds more than once.
+fn shared_rows(rows: &[u32]) -> std::collections::HashMap<u32, Vec<u32>> {
+    let mut positions: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for (position, &row) in rows.iter().enumerate() {
+        positions.entry(row).or_default().push(position as u32);
+    }
+    positions.retain(|_, at| at.len() > 1);
+    positions
+}
+
+/// The first position of each distinct row, in order.
+fn first_positions(rows: &[u32]) -> Vec<u32> {
+    let mut seen = std::collections::HashSet::new();
+    (0..rows.len() as u32).filter(|&p| seen.insert(rows[p as usize])).collect()
 }
 
 /// How an HNSW graph is built and searched (`instant-distance` fixes the links per node, M = 32).
@@ -205,20 +228,20 @@ impl VectorIndex {
 
     pub fn build_kind(store: &QuantizedVectors, rows: Vec<u32>, kind: VectorIndexKind) -> Self {
         match kind {
-            VectorIndexKind::Flat => Self { rows, structure: Structure::Flat },
+            VectorIndexKind::Flat => Self { shared: shared_rows(&rows), rows, structure: Structure::Flat },
             VectorIndexKind::Hnsw => Self::build_hnsw(store, rows, HnswParams::default()),
         }
     }
 
     pub fn build_hnsw(store: &QuantizedVectors, rows: Vec<u32>, params: HnswParams) -> Self {
-        let points = rows.iter().map(|&r| hnsw_point(store, r)).collect();
-        let positions = (0..rows.len() as u32).collect();
+        let positions = first_positions(&rows);
+        let points = positions.iter().map(|&p| hnsw_point(store, rows[p as usize])).collect();
         let map = Builder::default()
             .ef_construction(params.ef_construction)
             .ef_search(params.ef_search)
             .seed(0x0051_5549_5245)
             .build(points, positions);
-        Self { rows, structure: Structure::Hnsw(map) }
+        Self { shared: shared_rows(&rows), rows, structure: Structure::Hnsw(map) }
     }
 
     pub fn kind(&self) -> VectorIndexKind {
@@ -243,8 +266,18 @@ impl VectorIndex {
             Structure::Flat => top_k((0..self.rows.len() as u32).map(score), k),
             Structure::Hnsw(map) => {
                 let mut search = Search::default();
-                let candidates = map.search(&QuantizedPoint::new(query), &mut search).map(|item| *item.value);
-                top_k(candidates.map(score), k)
+                let mut rows_seen = std::collections::HashSet::new();
+                let candidates = map
+                    .search(&QuantizedPoint::new(query), &mut search)
+                    .map(|item| *item.value)
+                    .filter(|&position| rows_seen.insert(self.rows[position as usize]))
+                    .flat_map(|position| match self.shared.get(&self.rows[position as usize]) {
+                        // Equal scores: the first `k` of a shared row are all a search can return of it.
+                        Some(positions) => positions[..positions.len().min(k.max(1))].to_vec(),
+                        None => vec![position],
+                    })
+                    .collect::<Vec<u32>>();
+                top_k(candidates.into_iter().map(score), k)
             }
         }
     }
@@ -326,7 +359,7 @@ impl UncheckedVectorIndex {
                 Structure::Hnsw(parts.into_map()?)
             }
         };
-        Ok(VectorIndex { rows: self.rows, structure })
+        Ok(VectorIndex { shared: shared_rows(&self.rows), rows: self.rows, structure })
     }
 }
 
@@ -334,14 +367,18 @@ impl HnswParts {
     fn check(&self, rows: &[u32], store: &QuantizedVectors) -> Result<(), Inconsistent> {
         let graph = &self.hnsw;
         let n = rows.len();
+        let m = self.values.len();
         ensure(
-            graph.points.len() == n && graph.zero.len() == n && self.values.len() == n,
+            graph.points.len() == m && graph.zero.len() == m && m <= n,
             "HNSW points disagree with the indexed rows",
         )?;
+        // One point per distinct row (or, as indexes before pipeline revision 6 hold, one per position): distinct
+        // positions that between them hold every indexed row.
         let mut seen = vec![false; n];
-        let permutation =
-            self.values.iter().all(|&p| (p as usize) < n && !std::mem::replace(&mut seen[p as usize], true));
-        ensure(permutation, "HNSW values are not the indexed positions")?;
+        let distinct = self.values.iter().all(|&p| (p as usize) < n && !std::mem::replace(&mut seen[p as usize], true));
+        ensure(distinct, "HNSW values are not distinct indexed positions")?;
+        let held: std::collections::HashSet<u32> = self.values.iter().map(|&p| rows[p as usize]).collect();
+        ensure(rows.iter().all(|row| held.contains(row)), "an indexed row that the HNSW graph does not hold")?;
         // Points are derived data: they must be exactly what `build_kind` derived from the store.
         let points_match =
             graph.points.iter().zip(&self.values).all(|(point, &p)| *point == hnsw_point(store, rows[p as usize]));

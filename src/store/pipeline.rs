@@ -9,7 +9,7 @@
 //! browser must hand control back to its event loop between steps; native hosts never wait, and drive it with
 //! `futures_executor::block_on`.
 
-use crate::corpus::{IngestError, IngestReport, SourceFile, TokenCounter};
+use crate::corpus::{CorpusSettings, IngestError, IngestReport, ParsedFile, SourceFile, TokenCounter};
 use crate::embed::TextEmbedder;
 
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, Vectors, plan_index, plan_update};
@@ -19,7 +19,10 @@ use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, Vectors, pl
 /// 3: HTML read from its main content, redirect stubs left out, site-wide title suffixes removed.
 /// 4: a chunk that copies another document's passage takes its original's vector.
 /// 5: titles and headings bounded in length, table labels bounded per table, pages nested too deep refused.
-pub const REVISION: u32 = 5;
+/// 6: long sentences split at the word-pieces of one tokenization, chunks bounded in bytes, a document's
+/// text and links bounded, pages of more than a million elements refused. 7: chunks compared with the 512 on
+/// each side for the chunk graph, one HNSW point per distinct vector.
+pub const REVISION: u32 = 7;
 
 /// The long tasks of indexing, each reported with its own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +61,12 @@ pub trait Host {
     /// `false` when the user has cancelled; the pipeline then stops with the current index unchanged.
     async fn carry_on(&mut self) -> bool;
 
+    /// Reads one file into its documents. By default in this process; the CLI isolates each file in a
+    /// child process, so that a parser's crash, stack overflow or runaway memory fails that file only.
+    fn parse(&mut self, file: &SourceFile, settings: &CorpusSettings) -> Result<ParsedFile, IngestError> {
+        crate::corpus::parse_file(file, settings)
+    }
+
     /// Embeds every text `builder` still needs, reporting [`Task::Embed`] progress; `false` when cancelled.
     /// An error is the host's own words (a model that failed, a pool that could not start).
     async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String>;
@@ -92,7 +101,7 @@ impl Base<'_> {
         }
     }
 
-    fn corpus_settings(&self) -> crate::corpus::CorpusSettings {
+    pub fn corpus_settings(&self) -> CorpusSettings {
         match self {
             Base::Fresh { settings, .. } => settings.corpus.clone(),
             _ => self.current().map(|c| c.settings.corpus.clone()).unwrap_or_default(),
@@ -215,7 +224,7 @@ async fn parse<H: Host>(
     host: &mut H,
     files: impl IntoIterator<Item = InputFile>,
     total: usize,
-    settings: &crate::corpus::CorpusSettings,
+    settings: &CorpusSettings,
 ) -> Option<IngestReport> {
     let mut report = IngestReport::default();
     if total == 0 {
@@ -228,7 +237,8 @@ async fn parse<H: Host>(
         match file {
             Ok(file) => {
                 host.progress(Progress { task: Task::Parse, done, total, current: Some(&file.path) });
-                report.add(&file, settings);
+                let parsed = host.parse(&file, settings);
+                report.add_parsed(&file.path, parsed);
             }
             Err(error) => report.errors.push(error),
         }

@@ -291,20 +291,27 @@ test("the index is kept in this browser across reloads; a saved index that canno
   await page.close();
 });
 
-test("a long indexing run shows its rate and time left, and Cancel keeps the index as it was", async () => {
+test("a long indexing run shows its rate and time left, questions are answered meanwhile, and Cancel keeps the index as it was", async () => {
   const { page, errors } = await openApp();
   const paragraph = (i, j) => `Report ${i}, part ${j}: the survey team logged tide heights, wind speed and the colour of the evening sky at station ${i * 7 + j}.`;
-  const files = Array.from({ length: 80 }, (_, i) => ({
+  const files = Array.from({ length: 240 }, (_, i) => ({
     name: `log-${i}.md`,
     mimeType: "text/markdown",
     buffer: Buffer.from(`# Station log ${i}\n\n${[0, 1, 2, 3].map((j) => paragraph(i, j)).join("\n\n")}\n`),
   }));
   await page.setInputFiles("#files", files);
   await page.waitForFunction(() => /texts\/s · about \d+ s left/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
+  // The index as it was answers while the new files are embedded, and says so.
+  const during = await search(page, "Who was the first person to walk on the Moon?");
+  assert.ok(during.some((r) => r.meta.startsWith("demo/")), JSON.stringify(during));
+  assert.equal(await page.getAttribute("#status", "data-state"), "indexing");
+  assert.equal(await page.textContent("#still-indexing"), "240 files are still being indexed: these results come from the index as it was.");
   await page.click("#cancel");
   await page.waitForSelector(READY);
   assert.match(await page.textContent("#ingest-summary"), /^Cancelled after embedding \d+ texts: the index is as it was\.$/);
   assert.equal(await documentCount(page), 6);
+  await search(page, "Which station logged the colour of the evening sky?");
+  assert.equal(await page.$("#still-indexing"), null);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -493,6 +500,32 @@ test("a PDF that crashes the parser is skipped with an error naming it; the othe
   assert.ok((await search(page, "Who was the first person to walk on the Moon?")).some((r) => r.meta.startsWith("demo/")));
   // The engine's panic reaches the console; nothing else may.
   assert.deepEqual(errors.filter((e) => !/panicked|unreachable|unexpected encoding/.test(e)), []);
+  await page.close();
+});
+
+test("hostile files from the repository's corpus leave the tab alive: the good file is indexed, each bad one named", async () => {
+  const { page, errors } = await openApp();
+  const root = await mkdtemp(join(tmpdir(), "quire-hostile-"));
+  const folder = join(root, "drop");
+  // Cases of scripts/hostile_inputs.py, made on the spot: a 3 MB header row over 2,000 rows, a PDF whose
+  // outline points at itself, a file over the size limit (sparse: refused from its size, never read), and
+  // a hidden file; each case also writes the good file.
+  for (const name of ["csv-header-amplification", "pdf-outline-loop", "text-oversized"]) {
+    execFileSync("python3", [join(import.meta.dirname, "../../scripts/hostile_inputs.py"), "-", "--write", folder, name]);
+  }
+  await writeFile(join(folder, ".hidden.md"), "# Hidden\n\nAn editor's backup, not read.\n");
+  const before = await documentCount(page);
+  await page.setInputFiles("#folder", folder);
+  await page.waitForFunction((n) => document.querySelector("#stats-line")?.textContent.startsWith(`${n} documents`), before + 3, { timeout: 180_000 });
+  const sources = await page.$$eval("#documents li", (items) => items.map((li) => li.dataset.source));
+  for (const kept of ["drop/good.md", "drop/wide.csv", "drop/loop.pdf"]) assert.ok(sources.includes(kept), JSON.stringify(sources));
+  assert.ok(!sources.some((source) => source.includes("hidden")), JSON.stringify(sources));
+  assert.match(await page.textContent("#notice"), /drop\/huge\.txt: the file is 68157440 bytes, above the limit of 67108864 bytes/);
+  const results = await search(page, "What does a lighthouse keeper trim every evening?");
+  assert.match(results[0].meta, /^drop\/good\.md · /);
+  assert.ok((await search(page, "Who was the first person to walk on the Moon?")).some((r) => r.meta.startsWith("demo/")), "the index as it was is kept");
+  await rm(root, { recursive: true, force: true });
+  assert.deepEqual(errors, []);
   await page.close();
 });
 

@@ -116,3 +116,40 @@ fn a_megabyte_heading_is_a_bounded_title_and_section_name() {
     assert!(corpus.chunk_search_text(0).len() < 2_000, "the context line is bounded too");
     assert_eq!(bounded_name("Apollo 11"), "Apollo 11");
 }
+
+#[test]
+fn link_targets_are_bounded_per_link_and_per_document() {
+    let mut b = DocumentBuilder::new();
+    let huge = format!("https://example.org/{}", "x".repeat(MAX_LINK_TARGET_BYTES));
+    b.start_link(&huge, LinkKind::Html);
+    b.push_text("kept as text");
+    b.end_link();
+    let long = format!("https://example.org/{}", "y".repeat(1000));
+    for _ in 0..20_000 {
+        b.start_link(&long, LinkKind::Html);
+        b.push_text("a ");
+        b.end_link();
+    }
+    let doc = b.finish("l.html".into(), [0; 16], Format::Html, Metadata::default(), "l");
+    assert!(doc.text.starts_with("kept as text"));
+    assert!(doc.links.iter().all(|link| link.target.len() <= MAX_LINK_TARGET_BYTES));
+    let recorded: usize = doc.links.iter().map(|link| link.target.len()).sum();
+    assert!(recorded <= MAX_LINK_BYTES && doc.links.len() > 1_000, "{} links, {recorded} bytes", doc.links.len());
+}
+
+#[test]
+fn a_document_s_text_stops_at_its_budget_with_a_warning() {
+    let mut b = DocumentBuilder::new();
+    let paragraph = "tide ".repeat(200_000);
+    for _ in 0..20 {
+        b.paragraph(BlockKind::Paragraph, &paragraph);
+    }
+    assert!(b.cut_short_warning().is_none());
+    b.paragraph(BlockKind::Paragraph, &"ebb ".repeat(MAX_TEXT_BYTES / 4));
+    b.paragraph(BlockKind::Paragraph, "left out");
+    let warning = b.cut_short_warning().expect("a warning");
+    assert!(warning.contains("only the first 32 MiB"), "{warning}");
+    let doc = b.finish("t.txt".into(), [0; 16], Format::Text, Metadata::default(), "t");
+    assert!(doc.text.len() <= MAX_TEXT_BYTES && doc.text.len() > MAX_TEXT_BYTES - 16, "{}", doc.text.len());
+    assert!(doc.text.ends_with("ebb") && doc.blocks.len() == 21, "the long paragraph is kept in part");
+}

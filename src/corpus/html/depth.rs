@@ -16,6 +16,11 @@ use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, TokenSin
 /// 450 million and took 1.7 s).
 pub const MAX_SCOPE_STEPS: u64 = 200_000_000;
 
+/// Elements a page may have: the parser keeps each as a node of its tree (a few hundred bytes each). The
+/// largest real page here, the Rust Reference on one page (4.4 MB), has 89,487; a table of 3,000 columns
+/// by 2,000 rows would have six million and take gigabytes.
+pub const MAX_ELEMENTS: u64 = 1_000_000;
+
 /// Elements whose start tag walks the open elements (those that close an open `p`, per the standard).
 const SCOPE_CHECKING: &[&str] = &[
     "address",
@@ -73,13 +78,26 @@ const NOT_NESTING: &[&str] = &[
 pub fn check(html: &str) -> Result<(), String> {
     let tokenizer = Tokenizer::new(Depth::default(), TokenizerOpts::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from(html));
-    let _ = tokenizer.feed(&input);
+    // Fed a piece at a time, so a page past a limit is refused as soon as it passes it.
+    let mut rest = html;
+    while !rest.is_empty() && !tokenizer.sink.past_limits() {
+        let mut cut = rest.len().min(1 << 16);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        input.push_back(StrTendril::from(&rest[..cut]));
+        let _ = tokenizer.feed(&input);
+        rest = &rest[cut..];
+    }
     tokenizer.end();
+    let elements = tokenizer.sink.elements.get();
+    if elements > MAX_ELEMENTS {
+        return Err(format!("it has more than {MAX_ELEMENTS} elements (HTML tags): not read"));
+    }
     match tokenizer.sink.steps.get() {
         steps if steps > MAX_SCOPE_STEPS => Err(format!(
             "it nests block elements so deep that parsing it would take hours (the parser's work grows with the \
-             square of the depth: {steps} steps, where {MAX_SCOPE_STEPS} are allowed): not read"
+             square of the depth, past {MAX_SCOPE_STEPS} steps): not read"
         )),
         _ => Ok(()),
     }
@@ -89,6 +107,13 @@ pub fn check(html: &str) -> Result<(), String> {
 struct Depth {
     open: Cell<u64>,
     steps: Cell<u64>,
+    elements: Cell<u64>,
+}
+
+impl Depth {
+    fn past_limits(&self) -> bool {
+        self.elements.get() > MAX_ELEMENTS || self.steps.get() > MAX_SCOPE_STEPS
+    }
 }
 
 impl TokenSink for Depth {
@@ -108,6 +133,9 @@ impl TokenSink for Depth {
             if let Some(raw) = raw {
                 return TokenSinkResult::RawData(raw);
             }
+        }
+        if kind == TagKind::StartTag {
+            self.elements.set(self.elements.get() + 1);
         }
         if kind == TagKind::StartTag && SCOPE_CHECKING.contains(&name) {
             self.steps.set(self.steps.get().saturating_add(self.open.get()));
@@ -135,7 +163,7 @@ mod tests {
     fn a_page_nested_beyond_the_limit_is_refused_and_real_pages_are_not() {
         assert!(check(&nested(10_000)).is_ok(), "50 million steps");
         let refused = check(&nested(30_000)).unwrap_err();
-        assert!(refused.contains("450015000 steps, where 200000000 are allowed"), "{refused}");
+        assert!(refused.contains("past 200000000 steps"), "{refused}");
         // Inline elements nest without walks.
         assert!(check(&format!("{}Deep", "<span><b>".repeat(100_000))).is_ok());
         // Unclosed paragraphs and list items, void elements, and tags inside scripts open nothing.
@@ -146,5 +174,14 @@ mod tests {
             "document.write('<div>');".repeat(10_000)
         );
         assert!(check(&sloppy).is_ok());
+    }
+
+    #[test]
+    fn a_page_of_more_elements_than_any_real_one_is_refused() {
+        let row = format!("<tr>{}</tr>", "<td>1</td>".repeat(999));
+        let table = |rows: usize| format!("<table>{}</table>", row.repeat(rows));
+        assert!(check(&table(900)).is_ok());
+        let refused = check(&table(1_100)).unwrap_err();
+        assert!(refused.contains("more than 1000000 elements"), "{refused}");
     }
 }

@@ -9,6 +9,12 @@ use std::collections::BTreeMap;
 
 use super::*;
 
+/// Chunks a chunk is compared with on each side, in document order: every pair of a document of up to 513
+/// chunks is compared (the labelled sets' documents are within it, and their figures are unchanged). Past
+/// it, comparing all pairs costs the square of the length: a 30,000-row table or a 32 MiB text never
+/// finished building its graph.
+pub(super) const NEIGHBOURHOOD: usize = 512;
+
 /// Each chunk's `similar_per_chunk` most similar chunks of the same document (`chunks`), each pair once.
 pub(super) fn nearest_in_document(
     vectors: &[Vec<f32>],
@@ -17,8 +23,9 @@ pub(super) fn nearest_in_document(
 ) -> Vec<SimilarEdge> {
     let members: Vec<ChunkId> = chunks.collect();
     let mut kept: BTreeMap<(ChunkId, ChunkId), f32> = BTreeMap::new();
-    for &a in &members {
-        let mut nearest: Vec<(ChunkId, f32)> = members
+    for (at, &a) in members.iter().enumerate() {
+        let reach = at.saturating_sub(NEIGHBOURHOOD)..(at + NEIGHBOURHOOD + 1).min(members.len());
+        let mut nearest: Vec<(ChunkId, f32)> = members[reach]
             .iter()
             .filter(|&&b| b != a)
             .map(|&b| (b, dot(&vectors[a as usize], &vectors[b as usize])))

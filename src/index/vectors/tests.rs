@@ -118,7 +118,7 @@ fn crafted_hnsw_graphs_are_refused() {
     assert_eq!(refused(&|p| p.hnsw.layers.push(Vec::new())), "HNSW layers that do not narrow upwards");
     assert_eq!(refused(&|p| p.hnsw.zero.truncate(299)), "HNSW points disagree with the indexed rows");
     assert_eq!(refused(&|p| p.values.truncate(299)), "HNSW points disagree with the indexed rows");
-    assert_eq!(refused(&|p| p.values[0] = p.values[1]), "HNSW values are not the indexed positions");
+    assert_eq!(refused(&|p| p.values[0] = p.values[1]), "HNSW values are not distinct indexed positions");
     assert_eq!(refused(&|p| p.hnsw.points.swap(0, 1)), "HNSW points disagree with the stored vectors");
     assert_eq!(refused(&|p| p.hnsw.ef_search = 0), "an HNSW search that examines no candidates");
 }
@@ -131,7 +131,8 @@ fn an_unchecked_link_out_of_range_panics_in_search() {
     parts(&mut unchecked).hnsw.zero.iter_mut().for_each(|node| node.0[0] = 1_000);
     let rows = unchecked.rows.clone();
     let UncheckedStructure::Hnsw(parts) = unchecked.structure else { unreachable!() };
-    let crafted = VectorIndex { rows, structure: Structure::Hnsw(parts.into_map().unwrap()) };
+    let crafted =
+        VectorIndex { rows, structure: Structure::Hnsw(parts.into_map().unwrap()), shared: Default::default() };
     let query = store.get(0);
     assert!(std::panic::catch_unwind(|| crafted.search(&store, &query, 5)).is_err());
 }
@@ -219,4 +220,25 @@ fn a_dimension_that_wraps_the_size_around_is_inconsistent() {
     let crafted = QuantizedVectors { dimension: 384 + (usize::MAX / 2 + 1), codes: vec![0; 768], scales: vec![1.0; 2] };
     assert!(crafted.check().is_err());
     assert!(QuantizedVectors { dimension: 384, codes: vec![0; 768], scales: vec![1.0; 2] }.check().is_ok());
+}
+
+/// 20,000 positions of three stored rows (a table's repeated rows): the graph holds three points, builds at
+/// once (a point per position never finished), survives a snapshot, and a search returns the best row's
+/// positions, as many as asked, in position order, like flat search.
+#[test]
+fn positions_sharing_a_row_are_one_point_of_the_graph() {
+    let mut store = QuantizedVectors::new(3);
+    for v in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] {
+        store.push(&unit(&v)).unwrap();
+    }
+    let rows: Vec<u32> = (0..20_000u32).map(|p| p % 3).collect();
+    let started = std::time::Instant::now();
+    let index = VectorIndex::build_kind(&store, rows.clone(), VectorIndexKind::Hnsw);
+    assert!(started.elapsed().as_secs() < 5, "built in {:?}", started.elapsed());
+    let index = decoded(&index).validate(&rows, &store).unwrap();
+    let flat = VectorIndex::build_kind(&store, rows.clone(), VectorIndexKind::Flat);
+    let query = unit(&[0.1, 0.9, 0.2]);
+    let ids = |index: &VectorIndex| index.search(&store, &query, 5).iter().map(|h| h.id).collect::<Vec<_>>();
+    assert_eq!(ids(&index), vec![1, 4, 7, 10, 13]);
+    assert_eq!(ids(&index), ids(&flat));
 }

@@ -1,0 +1,189 @@
+//! Natively, each file is parsed in a child process (`quire parse-worker`, hidden): a library that
+//! overflows its stack, aborts, runs past [`SECONDS_PER_FILE`] or grows past [`MEMORY_PER_FILE`] fails that
+//! file only, named with the reason, and the next file gets a fresh child. The engine's own budgets come
+//! first (each named in docs/RELIABILITY.md); this is the last guard, for what no budget of ours can see
+//! inside a library. The browser's engine worker is restarted the same way after a crash.
+//!
+//! Requests and answers are postcard frames, each behind its length as 8 little-endian bytes.
+
+use std::io::{BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use quire::corpus::{CorpusSettings, IngestError, IngestFailure, ParsedFile, SourceFile};
+
+/// Time one file may take to parse: the largest real files measured (a 64 MiB PDF of text) take a few
+/// seconds, and a file past this is stuck, not slow.
+pub const SECONDS_PER_FILE: u64 = 60;
+
+/// Resident memory the child may reach on one file: reading the real files measured (the largest PDFs,
+/// the Rust Reference's 4.4 MB all-in-one page) takes a few hundred megabytes.
+pub const MEMORY_PER_FILE: u64 = 960 << 20;
+
+/// How often the parent checks the child's clock and memory while it waits.
+const POLL: Duration = Duration::from_millis(25);
+
+/// What the child receives: the settings, the file's name and its bytes (sent borrowed, read owned).
+type Request = (CorpusSettings, String, Vec<u8>);
+
+type Answer = Result<ParsedFile, IngestError>;
+
+/// A child process that parses files one at a time, started when first needed and after each crash.
+#[derive(Default)]
+pub struct ParseWorker {
+    running: Option<Running>,
+}
+
+struct Running {
+    child: Child,
+    requests: ChildStdin,
+    answers: Receiver<Option<Vec<u8>>>,
+    /// The last lines the child wrote to stderr: a library's abort says why there.
+    last_words: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl ParseWorker {
+    /// `file` parsed in the child; a crash, a stall or runaway memory becomes that file's failure. Where no
+    /// child can be started, the file is parsed here.
+    pub fn parse(&mut self, file: &SourceFile, settings: &CorpusSettings) -> Answer {
+        let Some(running) = self.started() else { return quire::corpus::parse_file(file, settings) };
+        let sent = postcard::to_stdvec(&(settings, file.path.as_str(), file.bytes.as_slice()))
+            .map_err(|e| e.to_string())
+            .and_then(|frame| write_frame(&mut running.requests, &frame).map_err(|e| e.to_string()));
+        let outcome = match sent {
+            Ok(()) => running.wait_for_answer(),
+            Err(_) => Err(running.crash_reason()),
+        };
+        outcome.unwrap_or_else(|reason| {
+            self.stop();
+            Err(IngestError { file: file.path.clone(), failure: IngestFailure::Malformed(reason) })
+        })
+    }
+
+    fn started(&mut self) -> Option<&mut Running> {
+        if self.running.is_none() {
+            self.running =
+                Running::start().inspect_err(|e| eprintln!("warning: files are parsed in this process ({e})")).ok();
+        }
+        self.running.as_mut()
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut running) = self.running.take() {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+        }
+    }
+}
+
+impl Drop for ParseWorker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Running {
+    fn start() -> std::io::Result<Running> {
+        let mut child = Command::new(std::env::current_exe()?)
+            .arg("parse-worker")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let requests = child.stdin.take().expect("stdin is piped");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let (sender, answers) = channel();
+        std::thread::spawn(move || while sender.send(read_frame(&mut stdout).ok()).is_ok() {});
+        let last_words = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let kept = last_words.clone();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(read) = stderr.read(&mut buffer) {
+                if read == 0 {
+                    break;
+                }
+                let mut words = kept.lock().unwrap_or_else(|e| e.into_inner());
+                words.push_str(&String::from_utf8_lossy(&buffer[..read]));
+                let excess = words.len().saturating_sub(4096);
+                let cut = (excess..words.len()).find(|&i| words.is_char_boundary(i)).unwrap_or(0);
+                words.drain(..cut);
+            }
+        });
+        Ok(Running { child, requests, answers, last_words })
+    }
+
+    /// The child's answer, or why there is none.
+    fn wait_for_answer(&mut self) -> Result<Answer, String> {
+        let started = Instant::now();
+        loop {
+            match self.answers.recv_timeout(POLL) {
+                Ok(Some(frame)) => {
+                    return postcard::from_bytes(&frame).map_err(|e| format!("the file's reader answered badly: {e}"));
+                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.crash_reason()),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if started.elapsed() > Duration::from_secs(SECONDS_PER_FILE) {
+                return Err(format!("reading it took longer than {SECONDS_PER_FILE} s; left out"));
+            }
+            if resident_bytes(self.child.id()).is_some_and(|bytes| bytes > MEMORY_PER_FILE) {
+                return Err(format!("reading it needed more than {} MiB of memory; left out", MEMORY_PER_FILE >> 20));
+            }
+        }
+    }
+
+    /// Why the child ended, from its exit status and its last words.
+    fn crash_reason(&mut self) -> String {
+        let _ = self.child.kill();
+        let status = self.child.wait().ok();
+        // The stderr reader may still be copying the last words out of the pipe.
+        std::thread::sleep(POLL);
+        let words = self.last_words.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if words.contains("overflowed its stack") {
+            "its reader ran out of stack (the file nests too deeply); left out".into()
+        } else if words.contains("memory allocation of") {
+            "reading it needed more memory than there is; left out".into()
+        } else {
+            let how = status.map_or_else(|| "ended".to_string(), |status| status.to_string());
+            format!("its reader crashed ({how}); left out")
+        }
+    }
+}
+
+/// The child's side: answers each request on stdin until it closes.
+pub fn serve() -> Result<(), String> {
+    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut output = std::io::stdout().lock();
+    while let Ok(frame) = read_frame(&mut input) {
+        let (settings, path, bytes): Request = postcard::from_bytes(&frame).map_err(|e| e.to_string())?;
+        let answer: Answer = quire::corpus::parse_file(&SourceFile { path, bytes }, &settings);
+        let frame = postcard::to_stdvec(&answer).map_err(|e| e.to_string())?;
+        write_frame(&mut output, &frame).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn write_frame(to: &mut impl Write, frame: &[u8]) -> std::io::Result<()> {
+    to.write_all(&(frame.len() as u64).to_le_bytes())?;
+    to.write_all(frame)?;
+    to.flush()
+}
+
+fn read_frame(from: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut length = [0u8; 8];
+    from.read_exact(&mut length)?;
+    let mut frame = Vec::new();
+    from.take(u64::from_le_bytes(length)).read_to_end(&mut frame)?;
+    Ok(frame)
+}
+
+/// The child's resident memory, where the system tells (Linux's `/proc`).
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page_size).ok()?)
+}
