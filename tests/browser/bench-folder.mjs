@@ -2,8 +2,9 @@
 // folder given to the folder picker, the demo index open. Reports each stage (parsing, embedding, building)
 // with its seconds, the texts embedded and their rate, and the engine's peak memory; then the first query by
 // the `page` retriever, which has the page embed the folder's pages, sections, entities and relations
-// (indexes hold chunk vectors until a method needs the others), reported the same way. Timing only: it
-// checks nothing. The same folder natively: `quire index DIR -o OUT` (and `--all-vectors`).
+// (indexes hold chunk vectors until a method needs the others), reported the same way. While the folder is
+// embedded it asks the open index a question about once a second, as a user may, and reports how long each
+// took to answer (from the click to the results shown). Timing only: it checks nothing. The same folder natively: `quire index DIR -o OUT` (and `--all-vectors`).
 //   trunk build --release && node tests/browser/bench-folder.mjs DIR
 import { resolve } from "node:path";
 import { serveDist, launchBrowser, forgetSavedIndex, waitReady, READY } from "./harness.mjs";
@@ -14,12 +15,24 @@ if (!folder) {
   process.exit(2);
 }
 
+/// Asks `text` and waits for its results: the milliseconds from the click to the results shown.
+async function answerTime(page, text) {
+  const began = performance.now();
+  await page.fill("#query", text);
+  await page.click("#search");
+  await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, text, { timeout: 60_000 });
+  return performance.now() - began;
+}
+
 /// Runs `start`, then samples the status line and the engine's memory until the page is ready again:
-/// the seconds each stage of the status line lasted, and the last count it showed.
-async function stages(page, start) {
+/// the seconds each stage of the status line lasted, and the last count it showed. With `askWhileEmbedding`,
+/// a question every second of the embedding stage, and the time each took.
+async function stages(page, start, askWhileEmbedding = false) {
   const began = Date.now();
   await start();
   const seen = [];
+  const answers = [];
+  let lastAsked = 0;
   let peakBytes = 0;
   for (;;) {
     const sample = await page.evaluate(() => ({
@@ -34,11 +47,21 @@ async function stages(page, start) {
     if (stage && seen.at(-1)?.stage !== stage) seen.push({ stage, from: at, last: sample.text });
     else if (stage) seen.at(-1).last = sample.text;
     if (sample.state === "ready" && at > 1) break;
+    if (askWhileEmbedding && stage === "embed" && at - lastAsked >= 1) {
+      lastAsked = at;
+      answers.push(await answerTime(page, `Who was the first person to walk on the Moon? (${answers.length + 1})`));
+    }
     await new Promise((done) => setTimeout(done, 200));
   }
   const total = (Date.now() - began) / 1000;
   const rows = seen.map((s, i) => ({ stage: s.stage, seconds: +((seen[i + 1]?.from ?? total) - s.from).toFixed(1), last: s.last }));
-  return { seconds: +total.toFixed(1), stages: rows, peak_engine_mb: Math.round(peakBytes / 1e6) };
+  const report = { seconds: +total.toFixed(1), stages: rows, peak_engine_mb: Math.round(peakBytes / 1e6) };
+  if (answers.length > 0) {
+    const sorted = [...answers].sort((a, b) => a - b);
+    const at = (p) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
+    report.questions_while_embedding = { asked: answers.length, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: at(1) };
+  }
+  return report;
 }
 
 const server = await serveDist();
@@ -49,7 +72,7 @@ try {
   await page.evaluate(forgetSavedIndex);
   await page.goto(server.url);
   await waitReady(page);
-  const indexing = await stages(page, () => page.setInputFiles("#folder", resolve(folder)));
+  const indexing = await stages(page, () => page.setInputFiles("#folder", resolve(folder)), true);
   indexing.summary = await page.textContent("#ingest-summary");
   indexing.corpus = await page.textContent("#stats-line");
 

@@ -17,8 +17,9 @@ use crate::app::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Reply,
 
 use super::{CANCELLED, rate, send_progress, with_engine};
 
-/// Texts the engine worker embeds itself between two looks at its messages (a Cancel waits at most this).
-const TEXTS_PER_SLICE: usize = 16;
+/// Texts the engine worker embeds itself between two looks at its messages: a Cancel, or a question asked
+/// while files are indexed, waits at most this (a batch is no faster per text in wasm32).
+const TEXTS_PER_SLICE: usize = 2;
 /// Fewer texts than this are embedded here: starting the pool (a model per worker) would cost more.
 const POOL_THRESHOLD: usize = 96;
 /// How long parsing runs before the worker yields to read its messages.
