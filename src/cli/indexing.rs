@@ -26,9 +26,9 @@ struct Terminal<'a> {
 
 /// What `quire check` counts where indexing would embed.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DryRun {
-    pub chunks: usize,
-    pub texts_to_embed: usize,
+struct DryRun {
+    chunks: usize,
+    texts_to_embed: usize,
 }
 
 impl<'a> Terminal<'a> {
@@ -139,9 +139,10 @@ pub fn check(model: &Option<PathBuf>, paths: &[PathBuf]) -> CliResult {
     let mut terminal = Terminal::new(&embedder);
     terminal.dry_run = Some(DryRun::default());
     let base = Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
-    let outcome = drive(&mut terminal, base, paths)?;
+    drive(&mut terminal, base, paths)?;
     let counted = terminal.dry_run.unwrap_or_default();
-    if outcome.report.documents.is_empty() && counted.chunks == 0 {
+    // The pipeline stops before the dry run counts when no document could be read.
+    if counted.chunks == 0 {
         return Err("no document could be read".into());
     }
     println!("{} chunks; indexing would embed {} texts", counted.chunks, counted.texts_to_embed);

@@ -39,8 +39,9 @@ struct Running {
     child: Child,
     requests: ChildStdin,
     answers: Receiver<Option<Vec<u8>>>,
-    /// The last lines the child wrote to stderr: a library's abort says why there.
-    last_words: std::sync::Arc<std::sync::Mutex<String>>,
+    /// Reads what the child writes to stderr and ends with its last 4 KiB once the child has exited: a
+    /// library's abort says why there.
+    last_words: Option<std::thread::JoinHandle<String>>,
 }
 
 impl ParseWorker {
@@ -95,23 +96,18 @@ impl Running {
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
         let (sender, answers) = channel();
         std::thread::spawn(move || while sender.send(read_frame(&mut stdout).ok()).is_ok() {});
-        let last_words = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let mut stderr = child.stderr.take().expect("stderr is piped");
-        let kept = last_words.clone();
-        std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(read) = stderr.read(&mut buffer) {
-                if read == 0 {
-                    break;
-                }
-                let mut words = kept.lock().unwrap_or_else(|e| e.into_inner());
+        let last_words = std::thread::spawn(move || {
+            let (mut words, mut buffer) = (String::new(), [0u8; 4096]);
+            while let Ok(read @ 1..) = stderr.read(&mut buffer) {
                 words.push_str(&String::from_utf8_lossy(&buffer[..read]));
                 let excess = words.len().saturating_sub(4096);
                 let cut = (excess..words.len()).find(|&i| words.is_char_boundary(i)).unwrap_or(0);
                 words.drain(..cut);
             }
+            words
         });
-        Ok(Running { child, requests, answers, last_words })
+        Ok(Running { child, requests, answers, last_words: Some(last_words) })
     }
 
     /// The child's answer, or why there is none.
@@ -138,9 +134,8 @@ impl Running {
     fn crash_reason(&mut self) -> String {
         let _ = self.child.kill();
         let status = self.child.wait().ok();
-        // The stderr reader may still be copying the last words out of the pipe.
-        std::thread::sleep(POLL);
-        let words = self.last_words.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // The child has exited, so its stderr is closed and the reader has its last words.
+        let words = self.last_words.take().and_then(|reader| reader.join().ok()).unwrap_or_default();
         if words.contains("overflowed its stack") {
             "its reader ran out of stack (the file nests too deeply); left out".into()
         } else if words.contains("memory allocation of") {
