@@ -53,9 +53,10 @@ impl FusionChoice {
 }
 
 /// Why learned fusion is marked experimental (issue 28, docs/QUALITY.md): trained on SciFact alone, it is
-/// below the default on every labelled set.
+/// below the default on every labelled set, and models trained on every set's union do no better.
 const LEARNED_CAVEAT: &str = "experimental: seed 000's network, trained on SciFact only; it ranks below the \
-    default on every labelled set (SciFact, HotpotQA and three real folders, docs/QUALITY.md)";
+    default on every labelled set (SciFact, HotpotQA and three real folders), and models trained on all of \
+    them together fall below the plain standardised sum on the folders (docs/QUALITY.md)";
 
 /// What the method controls are set to.
 #[derive(Clone, Copy)]
