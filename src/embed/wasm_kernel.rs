@@ -232,6 +232,17 @@ unsafe fn add_unicast(tile: &mut Tile, other: OutputStoreKer) {
     }
 }
 
+/// `a · b + acc`: one fused multiply-add in a module built with relaxed SIMD (the engine rounds once or
+/// twice, as the host's instructions allow; the app's relaxed build, scripts/finish_build.py), a multiply
+/// then an add otherwise.
+#[inline(always)]
+fn multiply_add(a: v128, b: v128, acc: v128) -> v128 {
+    #[cfg(target_feature = "relaxed-simd")]
+    return f32x4_relaxed_madd(a, b, acc);
+    #[cfg(not(target_feature = "relaxed-simd"))]
+    f32x4_add(acc, f32x4_mul(a, b))
+}
+
 /// `acc[r][c] += rows[r] · cols[c]`, multiply then add as in the matrix product below.
 #[inline(always)]
 unsafe fn add_row_col_products(tile: &mut Tile, rows: *const f32, cols: *const f32) {
@@ -239,7 +250,7 @@ unsafe fn add_row_col_products(tile: &mut Tile, rows: *const f32, cols: *const f
     for (r, row) in tile.iter_mut().enumerate() {
         let s = f32x4_splat(unsafe { *rows.add(r) });
         for (acc, column) in row.iter_mut().zip(columns) {
-            *acc = f32x4_add(*acc, f32x4_mul(s, column));
+            *acc = multiply_add(s, column, *acc);
         }
     }
 }
@@ -279,7 +290,7 @@ unsafe fn add_block(tile: &mut Tile, k: usize, a: *const f32, b: *const v128, fi
         for (r, row) in block.iter_mut().enumerate() {
             let s = unsafe { v128_load32_splat(a.add(r) as *const u32) };
             for (acc, column) in row.iter_mut().zip(columns) {
-                *acc = f32x4_add(*acc, f32x4_mul(s, column));
+                *acc = multiply_add(s, column, *acc);
             }
         }
     }
