@@ -12,12 +12,7 @@
    served by any static server; a meta policy cannot be widened once in force, so the first thing in <head> is
    a small script that writes it, with the endpoint origin the app stored (src/app/settings.rs, ORIGIN_KEY)
    if it is a bare http(s) origin, and nothing else.
-2. The relaxed-SIMD module: the same crate compiled again with relaxed SIMD as well (its own target folder,
-   since every dependency is compiled with the flags), bound by the same wasm-bindgen, and written beside
-   Trunk's module as `<name>_relaxed_bg.wasm`. Its glue must equal Trunk's byte for byte, since one glue
-   loads either module (www/engine-worker.js chooses). A build with cargo features (`trunk build --features
-   bench`) names them in QUIRE_FEATURES too, so that both modules hold the same code.
-3. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
+2. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
    new service worker (browsers compare the script's bytes) that caches the new files.
 """
 import base64
@@ -72,48 +67,6 @@ def optimise_wasm(staging: Path, flags: list) -> None:
     index.write_text(html, encoding="utf-8")
 
 
-# The rustflags .cargo/config.toml gives wasm32, with relaxed SIMD added (this variable replaces them).
-RELAXED_RUSTFLAGS = '-C target-feature=+simd128,+relaxed-simd --cfg getrandom_backend="wasm_js"'
-
-
-def add_relaxed_module(staging: Path) -> None:
-    glues = [js for js in staging.glob("quire-*.js") if js.with_name(js.stem + "_bg.wasm").is_file()]
-    if len(glues) != 1:
-        sys.exit(f"finish_build: expected one quire-<hash>.js beside its _bg.wasm in {staging}, found {len(glues)}")
-    glue = glues[0]
-    release = os.environ.get("TRUNK_PROFILE", "release") == "release"
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "relaxed-simd"
-    features = os.environ.get("QUIRE_FEATURES", "").strip()
-    command = ["cargo", "build", "--target", "wasm32-unknown-unknown", "--bin", "quire"]
-    command += ["--release"] if release else []
-    command += ["--features", features] if features else []
-    environment = dict(os.environ, CARGO_TARGET_DIR=str(target))
-    environment["CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS"] = RELAXED_RUSTFLAGS
-    print(f"finish_build: building the relaxed-SIMD module ({' '.join(command[1:])})", flush=True)
-    subprocess.run(command, cwd=ROOT, env=environment, check=True)
-    wasm = target / "wasm32-unknown-unknown" / ("release" if release else "debug") / "quire.wasm"
-    out = target / "bindgen"
-    # Trunk binds under the crate's name, then renames the files with its hash.
-    subprocess.run(
-        ["wasm-bindgen", "--target", "web", "--no-typescript", "--out-dir", str(out), "--out-name", "quire", str(wasm)],
-        check=True,
-    )
-    if glue_code((out / "quire.js").read_text()) != glue_code(glue.read_text()):
-        sys.exit(
-            f"finish_build: the relaxed-SIMD module's glue differs from {glue.name}: the two builds hold different "
-            "code (a `trunk build --features F` needs QUIRE_FEATURES=F as well)"
-        )
-    relaxed = staging / f"{glue.stem}_relaxed_bg.wasm"
-    relaxed.write_bytes((out / "quire_bg.wasm").read_bytes())
-    print(f"finish_build: {relaxed.name}: {relaxed.stat().st_size / 1e6:.1f} MB")
-
-
-def glue_code(text: str) -> list:
-    """The glue's lines less its comments, which name each closure's index in the function table: an index
-    that differs between the two modules without changing the code that reaches it by name."""
-    return [line for line in text.splitlines() if not line.strip().startswith("//")]
-
-
 def add_policy(index: Path) -> None:
     html = index.read_text(encoding="utf-8")
     if "Content-Security-Policy" in html:
@@ -150,7 +103,6 @@ def main() -> None:
     flags = os.environ.get("QUIRE_WASM_OPT", "").split()
     if flags and os.environ.get("TRUNK_PROFILE", "release") == "release":
         optimise_wasm(staging, flags)
-    add_relaxed_module(staging)
     add_policy(staging / "index.html")
     write_service_worker(staging)
     print(f"finish_build: Content-Security-Policy and service worker written in {staging}")

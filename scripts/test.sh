@@ -30,7 +30,7 @@ echo "== metrics against trec_eval"
 echo "== wasm build"
 trunk build --release
 echo "== wasm build with the measuring mode, for the embedder comparison"
-QUIRE_FEATURES=bench trunk build --release --features bench --dist dist-bench
+trunk build --release --features bench --dist dist-bench
 echo "== browser tests"
 cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs

@@ -224,7 +224,8 @@ pub fn wasm_memory_bytes() -> u32 {
     memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length()
 }
 
-/// A parameter of the page's URL: `?simd=plain`, and the measuring build's `?bench=embed`.
+/// A parameter of the page's URL; only the measuring build reads any (`?bench=embed`).
+#[cfg(feature = "bench")]
 pub fn query_parameter(name: &str) -> Option<String> {
     let search = window().location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
@@ -264,35 +265,12 @@ extern "C" {
     fn url(this: &ImportMeta) -> String;
 }
 
-/// The first message to a worker, read by `www/engine-worker.js` as a plain object (`{ module, role, simd }`),
+/// The first message to a worker, read by `www/engine-worker.js` as a plain object (`{ module, role }`),
 /// before any wasm is loaded there: so not the MessagePack bytes the app's own messages are.
 #[derive(Serialize)]
 struct WorkerStart<'a> {
     module: &'a str,
     role: &'a str,
-    simd: &'static str,
-}
-
-/// Which build of the module a new worker should load: `"plain"` where the page's address asks for it
-/// (`?simd=plain`, to measure or test the plain module in a browser that validates relaxed SIMD) or this
-/// worker runs the plain one, else `"auto"`, and `www/engine-worker.js` takes the relaxed one where it
-/// validates.
-fn module_preference() -> &'static str {
-    let plain = match scope() {
-        Scope::Page(_) => query_parameter("simd").as_deref() == Some("plain"),
-        Scope::Worker(_) => module_build() == "plain",
-    };
-    if plain { "plain" } else { "auto" }
-}
-
-/// The build of the module this scope runs: `"relaxed"` (relaxed SIMD, fused multiply-add in the matrix
-/// kernel) or `"plain"`, as `www/engine-worker.js` chose; the page itself always runs the plain one.
-pub fn module_build() -> String {
-    match scope() {
-        Scope::Page(_) => None,
-        Scope::Worker(worker) => js_sys::Reflect::get(&worker, &"quireSimd".into()).ok().and_then(|v| v.as_string()),
-    }
-    .unwrap_or_else(|| "plain".to_string())
 }
 
 /// Starts a worker that loads this very module (its URL is the module's own, hashed by Trunk) in `role`.
@@ -301,7 +279,7 @@ pub fn start_worker(role: &str) -> Result<web_sys::Worker, String> {
     options.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
     let module = IMPORT_META.with(ImportMeta::url);
-    let start = serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role, simd: module_preference() }).map_err(|e| e.to_string())?;
+    let start = serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| e.to_string())?;
     worker.post_message(&start).map_err(describe)?;
     Ok(worker)
 }

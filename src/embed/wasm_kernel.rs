@@ -233,8 +233,8 @@ unsafe fn add_unicast(tile: &mut Tile, other: OutputStoreKer) {
 }
 
 /// `a · b + acc`: one fused multiply-add in a module built with relaxed SIMD (the engine rounds once or
-/// twice, as the host's instructions allow; the app's relaxed build, scripts/finish_build.py), a multiply
-/// then an add otherwise.
+/// twice, as the host allows), a multiply then an add otherwise. The shipped module is plain SIMD: the
+/// relaxed one was no faster in Chromium (docs/BENCHMARKS.md, "Relaxed SIMD in Quire's own kernel").
 #[inline(always)]
 fn multiply_add(a: v128, b: v128, acc: v128) -> v128 {
     #[cfg(target_feature = "relaxed-simd")]

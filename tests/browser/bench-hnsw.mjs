@@ -1,7 +1,7 @@
 // The HNSW index's build in the browser: the bench build's `?bench=hnsw` page builds it in the engine worker
 // (one thread, as indexing in the app does) over the same synthetic vectors `cargo bench --bench vector_index`
 // uses natively, with the shipped parameters, and reports build time, query time and recall@10.
-//   QUIRE_FEATURES=bench trunk build --release --features bench --dist dist-bench
+//   trunk build --release --features bench --dist dist-bench
 //   node tests/browser/bench-hnsw.mjs [vectors ...]      (default 10000 100000)
 import { resolve } from "node:path";
 import { serveDist, launchBrowser, benchReport } from "./harness.mjs";

@@ -1,6 +1,6 @@
 // Embedding throughput of the wasm build in headless Chromium. The measuring mode is not in the product:
 // build it first with the `bench` feature into its own folder, then run
-//   QUIRE_FEATURES=bench trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count] [workers] [tokens] [here]
+//   trunk build --release --features bench --dist dist-bench && node tests/browser/bench.mjs [count] [workers] [tokens] [here]
 // `workers` 0 (the default) embeds in the engine worker alone; N > 0 through a pool of N embedding workers,
 // with the engine worker embedding its share too when `here` is 1 (as the app indexes).
 // `tokens` is each sequence's length in word-pieces (128 by default; a question is about 16 to 32).

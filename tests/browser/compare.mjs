@@ -1,14 +1,12 @@
 // Quire's embedder against onnxruntime-web, side by side in one headless Chromium, on the same model.onnx and
 // the same word-piece ids (Quire's tokenizer's, handed to onnxruntime-web), alternating page by page:
-//   QUIRE_FEATURES=bench trunk build --release --features bench --dist dist-bench
+//   trunk build --release --features bench --dist dist-bench
 //   node tests/browser/compare.mjs [count] [rounds]       # prints a table and the raw figures as JSON
 //   node tests/browser/compare.mjs 4 1 --check            # the test command's check: both run and agree
 // One thread each: Quire's engine worker alone, onnxruntime-web with one wasm thread. Each at its best:
 // Quire as the app indexes (the engine worker and a pool of one embedding worker per other core, all
 // embedding), onnxruntime-web with a wasm thread per core (the page is served cross-origin isolated, which
-// its threads need). Quire runs twice: the module its workers choose in Chromium (relaxed SIMD, fused
-// multiply-add in its matrix kernel) and the plain SIMD module other browsers get (`?simd=plain`). Every
-// output must agree with onnxruntime-web's: cosine ≥ 0.9999 per text.
+// its threads need). Outputs must agree: cosine ≥ 0.9999 per text.
 import { resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { serveDist, launchBrowser, benchReport } from "./harness.mjs";
@@ -23,14 +21,10 @@ const server = await serveDist(resolve(here, process.env.QUIRE_BENCH_DIST ?? "..
 });
 const browser = await launchBrowser();
 
-async function quire(workers, engineEmbeds, module) {
+async function quire(workers, engineEmbeds = false) {
   const page = await browser.context.newPage();
-  const simd = module === "plain" ? "&simd=plain" : "";
   try {
-    const url = `${server.url}?bench=embed&count=${count}&workers=${workers}&here=${engineEmbeds ? 1 : 0}${simd}`;
-    const report = await benchReport(page, url);
-    if (report.module !== module) throw new Error(`asked for the ${module} module, the workers ran ${report.module}`);
-    return report;
+    return await benchReport(page, `${server.url}?bench=embed&count=${count}&workers=${workers}&here=${engineEmbeds ? 1 : 0}`);
   } finally {
     await page.close();
   }
@@ -52,29 +46,19 @@ const cores = availableParallelism();
 const runs = [];
 try {
   for (let round = 0; round < rounds; round++) {
-    // Chromium has relaxed SIMD (since 114), so its workers must choose that module.
-    const single = { relaxed: await quire(0, false, "relaxed"), plain: await quire(0, false, "plain") };
-    const ortSingle = await ort(single.relaxed.token_ids, 1);
-    const agreement = {};
-    for (const [module, report] of Object.entries(single)) {
-      agreement[module] = Math.min(...report.vectors.map((v, i) => cosine(v, ortSingle.vectors[i])));
-      if (!(agreement[module] >= AGREEMENT)) {
-        throw new Error(`the ${module} module and onnxruntime-web disagree: lowest cosine ${agreement[module]} < ${AGREEMENT}`);
-      }
-    }
+    const single = await quire(0);
+    const ortSingle = await ort(single.token_ids, 1);
+    const agreement = Math.min(...single.vectors.map((v, i) => cosine(v, ortSingle.vectors[i])));
+    if (!(agreement >= AGREEMENT)) throw new Error(`the embedders disagree: lowest cosine ${agreement} < ${AGREEMENT}`);
     if (check) {
-      const lowest = Math.min(agreement.relaxed, agreement.plain).toFixed(6);
-      console.log(`compare: Quire's relaxed-SIMD and plain modules and onnxruntime-web agree on ${count} sequences (lowest cosine ${lowest})`);
+      console.log(`compare: Quire and onnxruntime-web agree on ${count} sequences (lowest cosine ${agreement.toFixed(6)})`);
       break;
     }
-    const ortBest = await ort(single.relaxed.token_ids, cores);
-    const workers = Math.max(cores - 1, 1);
-    const pool = { relaxed: await quire(workers, true, "relaxed"), plain: await quire(workers, true, "plain") };
-    const figures = (module) => ({
-      unbatched: single[module].ms_per_sequence_unbatched, batched: single[module].ms_per_sequence_batched, pool: pool[module].ms_per_sequence,
-    });
+    const ortBest = await ort(single.token_ids, cores);
+    const pool = await quire(Math.max(cores - 1, 1), true);
     runs.push({
-      round, agreement, quire: figures("relaxed"), plain: figures("plain"),
+      round, agreement,
+      quire: { unbatched: single.ms_per_sequence_unbatched, batched: single.ms_per_sequence_batched, pool: pool.ms_per_sequence },
       ort: { unbatched: ortSingle.unbatched, batched: ortSingle.batched, threadedUnbatched: ortBest.unbatched, threadedBatched: ortBest.batched, crossOriginIsolated: ortBest.crossOriginIsolated },
     });
   }
@@ -82,19 +66,16 @@ try {
     const version = (await browser.context.browser()?.version()) ?? "chromium";
     const f = (x) => x.toFixed(1);
     console.log(`Chromium ${version}, ${count} sequences of 128 word-pieces, ${cores} cores\n`);
-    console.log("| round | configuration | onnxruntime-web ms/seq | Quire (relaxed SIMD) ms/seq | its throughput ÷ onnxruntime-web's | Quire (plain SIMD) ms/seq | its throughput ÷ onnxruntime-web's |");
-    console.log("|---|---|---|---|---|---|---|");
+    console.log("| round | configuration | onnxruntime-web ms/seq | Quire ms/seq | Quire throughput ÷ onnxruntime-web's |");
+    console.log("|---|---|---|---|---|");
     for (const run of runs) {
-      const row = (name, o, key) => console.log(
-        `| ${run.round + 1} | ${name} | ${f(o)} | ${f(run.quire[key])} | ${(o / run.quire[key]).toFixed(2)} | ${f(run.plain[key])} | ${(o / run.plain[key]).toFixed(2)} |`,
-      );
-      row("one thread, one at a time", run.ort.unbatched, "unbatched");
-      row("one thread, batched by 16", run.ort.batched, "batched");
+      const row = (name, o, q) => console.log(`| ${run.round + 1} | ${name} | ${f(o)} | ${f(q)} | ${(o / q).toFixed(2)} |`);
+      row("one thread, one at a time", run.ort.unbatched, run.quire.unbatched);
+      row("one thread, batched by 16", run.ort.batched, run.quire.batched);
       const workers = Math.max(cores - 1, 1);
-      row(`at its best (${cores} threads / engine + ${workers} worker${workers === 1 ? "" : "s"})`, run.ort.threadedBatched, "pool");
+      row(`at its best (${cores} threads / engine + ${workers} worker${workers === 1 ? "" : "s"})`, run.ort.threadedBatched, run.quire.pool);
     }
-    const lowest = Math.min(...runs.flatMap((r) => [r.agreement.relaxed, r.agreement.plain]));
-    console.log(`\nlowest cosine between either module's outputs and onnxruntime-web's: ${lowest.toFixed(6)}`);
+    console.log(`\nlowest cosine between the two embedders' outputs: ${Math.min(...runs.map((r) => r.agreement)).toFixed(6)}`);
     console.log(JSON.stringify(runs, null, 2));
   }
 } finally {

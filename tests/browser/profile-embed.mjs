@@ -3,7 +3,7 @@
 // `count` sequences of 128 word-pieces one at a time, then batched; the model is already loaded). The wasm
 // module keeps its name section, so samples name Rust functions; self time is summed per function and per
 // kind of work.
-//   QUIRE_FEATURES=bench trunk build --release --features bench --dist dist-bench
+//   trunk build --release --features bench --dist dist-bench
 //   node tests/browser/profile-embed.mjs [count] [--json profile.cpuprofile]
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";

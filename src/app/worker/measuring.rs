@@ -55,7 +55,6 @@ async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> R
             json["vectors"] = serde_json::json!(vectors);
             // The module's linear memory once the plans these shapes need are built and used.
             json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
-            json["module"] = serde_json::json!(browser::module_build());
             Ok(json.to_string())
         })?;
     }
@@ -76,7 +75,6 @@ async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> R
         .fold(if vectors.len() == alone.len() { f32::INFINITY } else { 0.0 }, f32::min);
     Ok(serde_json::json!({
         "workers": workers,
-        "module": browser::module_build(),
         "engine_embeds": here.is_some(),
         "agreement": agreement,
         "sequences": vectors.len(),
