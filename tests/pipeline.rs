@@ -1,7 +1,7 @@
 //! The one indexing pipeline (`store::pipeline`) as every front end drives it, through a host that records
 //! what it hears and can cancel: each file is named before it is parsed, a failed file is reported and the
 //! others indexed, duplicates of indexed documents are dropped, a cancel keeps nothing, an update with
-//! nothing in it builds nothing, and removals alone still update.
+//! nothing in it builds nothing, and removals alone still update; an index being built answers from what it has.
 
 mod common;
 
@@ -166,4 +166,54 @@ fn chunk_vectors_first_and_node_vectors_when_a_method_needs_them() {
         assert!(!ranked(&completed).is_empty(), "{}", method.name());
         assert_eq!(ranked(&completed), ranked(&full), "{}", method.name());
     }
+}
+
+/// The first document of `index`'s best chunk in `list`.
+fn first_source<'a>(index: &'a IndexedCorpus, list: &[quire::retrieve::ScoredChunk]) -> &'a str {
+    let chunk = list.first().expect("a result").chunk;
+    &index.corpus().documents[index.corpus().chunks[chunk as usize].document as usize].source
+}
+
+#[test]
+fn a_preview_finds_documents_by_their_words_before_their_vectors_and_changes_nothing_built() {
+    use quire::retrieve::{Query, Retriever};
+    let files = [
+        ("tides.md", "# Tides\n\nThe gauge at Porthcawl logged the spring tide at nine metres above chart datum.\n"),
+        ("bread.md", "# Bread\n\nA sourdough starter needs flour and water every day, and a warm kitchen.\n"),
+        ("stars.md", "# Stars\n\nBetelgeuse is a red supergiant in Orion that may explode as a supernova.\n"),
+    ];
+    let documents = || {
+        let sources: Vec<SourceFile> =
+            files.iter().map(|(name, text)| SourceFile::new(*name, text.as_bytes())).collect();
+        quire::corpus::ingest(&sources, &Default::default()).documents
+    };
+    let embedder = common::embedder();
+    let new_builder = || {
+        let identity = embedder.identity().clone();
+        IndexBuilder::new(documents(), embedder, identity, IndexSettings::default(), None, Vectors::Chunks)
+    };
+    let question = "at what height did the gauge at Porthcawl log the tide?";
+    let vector = embedder.embed(&[question]).unwrap().remove(0);
+    let query = Query::new(question, &vector);
+
+    let mut builder = new_builder();
+    let (preview, waiting) = builder.preview();
+    assert_eq!(waiting.len(), 3, "no document has a vector yet");
+    assert_eq!(first_source(&preview, &Retriever::Bm25.run(&preview, query, 3).chunks), "tides.md");
+    assert!(Retriever::Dense.run(&preview, query, 3).chunks.iter().all(|hit| hit.score == 0.0));
+
+    let tides = (0..builder.texts_to_embed().len()).find(|&i| builder.texts_to_embed()[i].contains("Porthcawl"));
+    builder.embed_next(embedder, tides.expect("the tide text waits") + 1).unwrap();
+    let (preview, waiting) = builder.preview();
+    let dense = Retriever::Dense.run(&preview, query, 3).chunks;
+    assert_eq!(first_source(&preview, &dense), "tides.md");
+    assert!(dense[0].score > 0.3, "{dense:?}");
+    let tide_document = preview.corpus().chunks[dense[0].chunk as usize].document;
+    assert!(waiting.len() < 3 && !waiting.contains(&tide_document), "the tide document has its vector");
+
+    // Previews leave the builder as it was: the finished index is the one built without them.
+    builder.embed_all(embedder).unwrap();
+    let mut plain = new_builder();
+    plain.embed_all(embedder).unwrap();
+    assert_eq!(builder.finish().to_snapshot().unwrap(), plain.finish().to_snapshot().unwrap());
 }

@@ -80,16 +80,17 @@ impl Pool {
         Ok(())
     }
 
-    /// Embeds every text `builder` still needs, here too when `here` is given; `false` when `cancelled`
-    /// said so first, with nothing taken.
+    /// Embeds the next `count` texts `builder` still needs (all, if fewer), here too when `here` is given;
+    /// `false` when `cancelled` said so first, with nothing taken. `progress` hears the builder's count.
     pub async fn embed(
         &mut self,
         builder: &mut IndexBuilder,
+        count: usize,
         here: Option<EmbedHere<'_>>,
         cancelled: &dyn Fn() -> bool,
         progress: &dyn Fn(usize),
     ) -> Result<bool, String> {
-        let texts = builder.texts_to_embed().to_vec();
+        let texts: Vec<String> = builder.texts_to_embed().iter().take(count).cloned().collect();
         let already = builder.embedded();
         let Some(vectors) = self.embed_texts(&texts, here, cancelled, &|done| progress(already + done)).await? else {
             return Ok(false);

@@ -243,6 +243,12 @@ pub struct Answer {
     /// The trace as a graph, for the teaching view.
     pub graph: TraceGraph,
     pub milliseconds: f64,
+    /// Documents of the index answering that were still waiting for their vectors: while files are
+    /// embedded, questions are answered from the index being built, where these are found by their words.
+    pub documents_waiting: usize,
+    /// Those waiting documents that BM25 ranks for the question and `rows` does not hold, each at its best
+    /// chunk, in BM25's order: a method that reads vectors ranks them below every embedded document.
+    pub found_by_words: Vec<ResultRow>,
 }
 
 /// What an LLM-assisted retrieval wants next: the LLM asked these messages, or it is done.

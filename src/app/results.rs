@@ -25,8 +25,8 @@ pub struct Search {
     pub answered: RwSignal<String>,
     /// The document opened from a result, and the chunk it was opened at.
     pub outline: RwSignal<Option<(DocumentOutline, u32)>>,
-    /// Files that were still being indexed when the shown results were asked for: they answer from the
-    /// index as it was.
+    /// Files that were still being indexed when the shown results were asked for: the index as it was
+    /// answered, or once they were parsed, the index being built (`Answer::documents_waiting`).
     pub still_indexing: RwSignal<usize>,
 }
 
@@ -80,10 +80,19 @@ impl Search {
 pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
     let Search { answer, answered, still_indexing, .. } = search;
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
-    let while_indexing = move || match still_indexing.get() {
-        0 => None,
-        1 => Some("1 file is still being indexed: these results come from the index as it was.".to_string()),
-        n => Some(format!("{n} files are still being indexed: these results come from the index as it was.")),
+    let while_indexing = move || {
+        let waiting = answer.with(|a| a.as_ref().map_or(0, |a| a.documents_waiting));
+        match (still_indexing.get(), waiting) {
+            (0, _) => None,
+            (_, 1) => {
+                Some("1 new document is still being embedded: until then it is found by its words (below).".to_string())
+            }
+            (_, n @ 2..) => Some(format!(
+                "{n} new documents are still being embedded: until then they are found by their words (below)."
+            )),
+            (1, 0) => Some("1 file is still being indexed: these results come from the index as it was.".to_string()),
+            (n, 0) => Some(format!("{n} files are still being indexed: these results come from the index as it was.")),
+        }
     };
     view! {
         {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
@@ -91,20 +100,17 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             {move || answer.get().map(|a| format!("{} documents in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
         </p>
         <ol id="results" data-query=move || answered.get()>
-            {move || rows().into_iter().map(|row| {
-                let (source, chunk) = (row.source.clone(), row.chunk);
-                view! {
-                    <li class="result">
-                        <button type="button" class="label" title="Open this document's outline at this chunk"
-                            on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
-                        <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
-                        <p class="text">{row.text}</p>
-                        {(!row.also_in.is_empty()).then(|| view! { <p class="meta also-in">{format!("also in {}", row.also_in.join(", "))}</p> })}
-                        {more_from_document(row.more, open_outline)}
-                    </li>
-                }
-            }).collect_view()}
+            {move || rows().into_iter().map(|row| result_item(row, open_outline)).collect_view()}
         </ol>
+        {move || {
+            let rows = answer.get().map(|a| a.found_by_words).unwrap_or_default();
+            (!rows.is_empty()).then(|| view! {
+                <h3 class="found-by-words">"Found by their words while they are embedded"</h3>
+                <ol id="found-by-words">
+                    {rows.into_iter().map(|row| result_item(row, open_outline)).collect_view()}
+                </ol>
+            })
+        }}
         {move || answer.get().map(|a| view! {
             <details id="teaching-view">
                 <summary>"Watch how these were found, step by step (teaching view)"</summary>
@@ -115,6 +121,21 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
                 <pre>{a.trace.render()}</pre>
             </details>
         })}
+    }
+}
+
+/// One result: a document at its best chunk, with where else its passage is and its other ranked chunks.
+fn result_item(row: ResultRow, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
+    let (source, chunk) = (row.source.clone(), row.chunk);
+    view! {
+        <li class="result">
+            <button type="button" class="label" title="Open this document's outline at this chunk"
+                on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
+            <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
+            <p class="text">{row.text}</p>
+            {(!row.also_in.is_empty()).then(|| view! { <p class="meta also-in">{format!("also in {}", row.also_in.join(", "))}</p> })}
+            {more_from_document(row.more, open_outline)}
+        </li>
     }
 }
 

@@ -31,10 +31,11 @@ pub struct TimeLeft {
 }
 
 impl TimeLeft {
-    /// For texts of `pieces` word pieces each, embedded longest first when `longest_first`, else in order.
-    pub fn new(mut pieces: Vec<usize>, longest_first: bool) -> Self {
-        if longest_first {
-            pieces.sort_unstable_by_key(|&p| std::cmp::Reverse(p));
+    /// For texts of `pieces` word pieces each, embedded in rounds of `round` texts, each round longest
+    /// first (a round of 1 keeps their order; one round of all is all of them longest first).
+    pub fn new(mut pieces: Vec<usize>, round: usize) -> Self {
+        for texts in pieces.chunks_mut(round.max(1)) {
+            texts.sort_unstable_by_key(|&p| std::cmp::Reverse(p));
         }
         let mut done = Vec::with_capacity(pieces.len() + 1);
         done.push(0);
@@ -60,14 +61,18 @@ mod tests {
     fn time_left_counts_word_pieces_not_texts() {
         // Ten long texts and ninety short ones; the ten longest are done first, in 10 s.
         let pieces: Vec<usize> = (0..100).map(|i| if i % 10 == 0 { 250 } else { 10 }).collect();
-        let left = TimeLeft::new(pieces.clone(), true);
+        let left = TimeLeft::new(pieces.clone(), pieces.len());
         // 2,500 pieces in 10 s; 900 left: 3.6 s, where texts (90 of 100 left) would say 90 s.
         assert!((left.seconds_left(10, 10.0).unwrap() - 3.6).abs() < 1e-9);
         assert_eq!(left.seconds_left(100, 20.0), Some(0.0));
         assert_eq!(left.seconds_left(0, 5.0), None, "no rate yet");
-        let in_order = TimeLeft::new(pieces, false);
+        let in_order = TimeLeft::new(pieces.clone(), 1);
         assert!((in_order.seconds_left(1, 1.0).unwrap() - 3_150.0 / 250.0).abs() < 1e-9);
-        assert_eq!(TimeLeft::new(Vec::new(), true).seconds_left(0, 1.0), None);
+        // Two rounds of 50, each longest first: the first 10 texts are the first round's 5 long and 5 short
+        // ones (1,300 pieces), so 2,100 of 3,400 are left, not the 900 that all ten long ones first leave.
+        let in_rounds = TimeLeft::new(pieces, 50);
+        assert!((in_rounds.seconds_left(10, 1_300.0).unwrap() - 2_100.0).abs() < 1e-9);
+        assert_eq!(TimeLeft::new(Vec::new(), 1).seconds_left(0, 1.0), None);
     }
 
     fn sizes(jobs: &[Vec<usize>]) -> Vec<usize> {

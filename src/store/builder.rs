@@ -4,7 +4,9 @@
 //! document's passage (`corpus::copies`) is not embedded: it takes its original's vector.
 
 use crate::corpus::copies::Copies;
-use crate::corpus::{ChunkId, Corpus, Document, TokenCounter};
+use std::collections::HashSet;
+
+use crate::corpus::{ChunkId, Corpus, DocId, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::index::{Bm25Index, VectorIndex};
 
@@ -29,6 +31,7 @@ const CHUNKS: usize = 2;
 
 /// Builds an [`IndexedCorpus`] in steps, so a caller can report progress (CLI) or yield to the event loop
 /// between batches (browser).
+#[derive(Clone)]
 pub struct IndexBuilder {
     settings: IndexSettings,
     corpus: Corpus,
@@ -67,9 +70,9 @@ impl IndexBuilder {
             previous.filter(|p| p.model == model && p.settings.corpus == settings.corpus).map(|p| &p.embeddings);
         let mut store = EmbeddingStore::new(model.dimension);
         let mut pending = Vec::new();
-        let mut queued = std::collections::HashSet::new();
+        let mut queued = HashSet::new();
         let mut reused = 0;
-        let copy_texts: std::collections::HashSet<&str> = (0..corpus.chunks.len() as ChunkId)
+        let copy_texts: HashSet<&str> = (0..corpus.chunks.len() as ChunkId)
             .filter(|&chunk| copies.original(chunk) != chunk)
             .map(|chunk| texts[CHUNKS][chunk as usize].as_str())
             .collect();
@@ -209,6 +212,26 @@ impl IndexBuilder {
         }
         self.embedded = self.pending.len();
         Ok(())
+    }
+
+    /// The index as far as it is embedded: every document searchable by its words, and by its meaning where
+    /// its texts have vectors; a text still waiting stands at the zero vector, which no question's vector is
+    /// near. What the browser answers from while the rest is embedded; nothing saves it. With it, the
+    /// documents with a chunk still waiting for its vector.
+    pub fn preview(&self) -> (IndexedCorpus, HashSet<DocId>) {
+        let waiting: HashSet<_> = self.texts_to_embed().iter().map(|t| text_key(t)).collect();
+        let documents_waiting: HashSet<DocId> = (0..self.corpus.chunks.len())
+            .filter(|&chunk| waiting.contains(&text_key(&self.texts[CHUNKS][chunk])))
+            .map(|chunk| self.corpus.chunks[chunk].document)
+            .collect();
+        let mut preview = self.clone();
+        let zero = vec![0.0; self.model.dimension];
+        for text in self.texts_to_embed() {
+            // The model's own dimension: the push cannot fail.
+            let _ = preview.store.push(text_key(text), &zero);
+        }
+        preview.embedded = preview.pending.len();
+        (preview.finish(), documents_waiting)
     }
 
     /// Assembles the indexes. Panics if called before every text is embedded.

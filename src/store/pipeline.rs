@@ -67,6 +67,10 @@ pub trait Host {
         crate::corpus::parse_file(file, settings)
     }
 
+    /// Every document is parsed and structured, and `builder` holds what is still to embed: a host that
+    /// answers questions while it embeds may take [`IndexBuilder::preview`] here. By default nothing.
+    fn planned(&mut self, _builder: &IndexBuilder) {}
+
     /// Embeds every text `builder` still needs, reporting [`Task::Embed`] progress; `false` when cancelled.
     /// An error is the host's own words (a model that failed, a pool that could not start).
     async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String>;
@@ -199,6 +203,9 @@ pub async fn run<H: Host>(
     };
     outcome.timings.structure = clock() - started;
     outcome.reused = builder.reused();
+    if !builder.is_done() {
+        host.planned(&builder);
+    }
 
     let started = clock();
     let embedded = host.embed(&mut builder).await.map_err(PipelineError::Embed)?;

@@ -291,7 +291,7 @@ test("the index is kept in this browser across reloads; a saved index that canno
   await page.close();
 });
 
-test("a long indexing run shows its rate and time left, questions are answered meanwhile, and Cancel keeps the index as it was", async () => {
+test("a long indexing run shows its rate and time left, new files are found by their words while they are embedded, and Cancel keeps the index as it was", async () => {
   const { page, errors } = await openApp();
   const paragraph = (i, j) => `Report ${i}, part ${j}: the survey team logged tide heights, wind speed and the colour of the evening sky at station ${i * 7 + j}.`;
   const files = Array.from({ length: 240 }, (_, i) => ({
@@ -301,17 +301,26 @@ test("a long indexing run shows its rate and time left, questions are answered m
   }));
   await page.setInputFiles("#files", files);
   await page.waitForFunction(() => /texts\/s · about \d+ s left/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
-  // The index as it was answers while the new files are embedded, and says so.
+  // While the new files are embedded, the index being built answers: the documents it had, and the new
+  // ones by their words before their vectors, and the note says so.
   const during = await search(page, "Who was the first person to walk on the Moon?");
   assert.ok(during.some((r) => r.meta.startsWith("demo/")), JSON.stringify(during));
   assert.equal(await page.getAttribute("#status", "data-state"), "indexing");
-  assert.equal(await page.textContent("#still-indexing"), "240 files are still being indexed: these results come from the index as it was.");
+  const stations = await search(page, "Which station logged the colour of the evening sky?");
+  const byWords = await page.$$eval("#found-by-words .result .meta", (items) => items.map((item) => item.textContent));
+  const found = [...stations.map((r) => r.meta), ...byWords].filter((meta) => meta.startsWith("log-"));
+  assert.ok(found.length >= 5, JSON.stringify({ stations, byWords }));
+  assert.ok(byWords.every((meta) => meta.startsWith("log-") && /· bm25 #\d+$/.test(meta)), JSON.stringify(byWords));
+  assert.equal(await page.getAttribute("#status", "data-state"), "indexing");
+  assert.match(await page.textContent("#still-indexing"), /^\d+ new documents are still being embedded: until then they are found by their words \(below\)\.$/);
   await page.click("#cancel");
   await page.waitForSelector(READY);
   assert.match(await page.textContent("#ingest-summary"), /^Cancelled after embedding \d+ texts: the index is as it was\.$/);
   assert.equal(await documentCount(page), 6);
-  await search(page, "Which station logged the colour of the evening sky?");
+  const after = await search(page, "Which station logged the colour of the evening sky?");
+  assert.ok(!after.some((r) => r.meta.startsWith("log-")), JSON.stringify(after));
   assert.equal(await page.$("#still-indexing"), null);
+  assert.equal(await page.$("#found-by-words"), null);
   assert.deepEqual(errors, []);
   await page.close();
 });

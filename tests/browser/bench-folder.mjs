@@ -4,12 +4,15 @@
 // the `page` retriever, which has the page embed the folder's pages, sections, entities and relations
 // (indexes hold chunk vectors until a method needs the others), reported the same way. While the folder is
 // embedded it asks the open index a question about once a second, as a user may, and reports how long each
-// took to answer (from the click to the results shown). Timing only: it checks nothing. The same folder natively: `quire index DIR -o OUT` (and `--all-vectors`).
-//   trunk build --release && node tests/browser/bench-folder.mjs DIR
+// took to answer (from the click to the results shown), and when an answer first came from the index being
+// built (the folder's documents searchable by their words, before their vectors). Timing only: it checks nothing. The same folder natively: `quire index DIR -o OUT` (and `--all-vectors`).
+//   trunk build --release && node tests/browser/bench-folder.mjs DIR [--no-questions]
+// (--no-questions for a build that cannot answer while it indexes, such as one from before it could.)
 import { resolve } from "node:path";
 import { serveDist, launchBrowser, forgetSavedIndex, waitReady, READY } from "./harness.mjs";
 
 const folder = process.argv[2];
+const askQuestions = !process.argv.includes("--no-questions");
 if (!folder) {
   console.error("usage: node tests/browser/bench-folder.mjs DIR");
   process.exit(2);
@@ -34,6 +37,7 @@ async function stages(page, start, askWhileEmbedding = false) {
   const answers = [];
   let lastAsked = 0;
   let peakBytes = 0;
+  let searchableAt = null;
   for (;;) {
     const sample = await page.evaluate(() => ({
       state: document.querySelector("#status")?.dataset.state,
@@ -50,6 +54,8 @@ async function stages(page, start, askWhileEmbedding = false) {
     if (askWhileEmbedding && stage === "embed" && at - lastAsked >= 1) {
       lastAsked = at;
       answers.push(await answerTime(page, `Who was the first person to walk on the Moon? (${answers.length + 1})`));
+      const note = await page.evaluate(() => document.querySelector("#still-indexing")?.textContent ?? "");
+      if (searchableAt === null && /still being embedded/.test(note)) searchableAt = at;
     }
     await new Promise((done) => setTimeout(done, 200));
   }
@@ -60,6 +66,7 @@ async function stages(page, start, askWhileEmbedding = false) {
     const sorted = [...answers].sort((a, b) => a - b);
     const at = (p) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
     report.questions_while_embedding = { asked: answers.length, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: at(1) };
+    report.searchable_by_words_after_s = searchableAt;
   }
   return report;
 }
@@ -72,7 +79,7 @@ try {
   await page.evaluate(forgetSavedIndex);
   await page.goto(server.url);
   await waitReady(page);
-  const indexing = await stages(page, () => page.setInputFiles("#folder", resolve(folder)), true);
+  const indexing = await stages(page, () => page.setInputFiles("#folder", resolve(folder)), askQuestions);
   indexing.summary = await page.textContent("#ingest-summary");
   indexing.corpus = await page.textContent("#stats-line");
 

@@ -3,16 +3,18 @@
 //! the LLM calls the page makes for it.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 
 use crate::app::browser;
 use crate::app::protocol::{Answer, AssistTurn, ResultRow};
+use crate::corpus::DocId;
 use crate::embed::TextEmbedder;
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::fusion::describe_ranks;
-use crate::retrieve::{DocumentHit, Method, Query, ScoredChunk, Trace, group_by_document};
+use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
 use crate::store::{DocumentOutline, IndexedCorpus};
 
-use super::with_index;
+use super::with_searchable_index;
 
 thread_local! {
     // The LLM-assisted retrieval waiting for the LLM's reply, and when it started.
@@ -27,16 +29,43 @@ pub(super) fn forget_assisted() {
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
 pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    with_index(|engine, index| {
+    with_searchable_index(|engine, index, waiting| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
-        let (hits, trace) = method.grouped(index, Query::new(text, &vector), k);
-        Ok(answer(index, &hits, trace, started))
+        let query = Query::new(text, &vector);
+        let (hits, trace) = method.grouped(index, query, k);
+        let found_by_words = found_by_words(index, query, waiting, &hits, k);
+        Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.len()) })
     })
+}
+
+/// The documents of `waiting` (no vector yet) that BM25 ranks for `query` and `hits` does not hold, at most
+/// `k`, each at its best chunk: a method that reads vectors ranks them below every embedded document.
+fn found_by_words(
+    index: &IndexedCorpus,
+    query: Query<'_>,
+    waiting: &HashSet<DocId>,
+    hits: &[DocumentHit],
+    k: usize,
+) -> Vec<ResultRow> {
+    if waiting.is_empty() {
+        return Vec::new();
+    }
+    let document = |chunk: u32| index.corpus().chunks[chunk as usize].document;
+    let mut shown: HashSet<DocId> = hits.iter().map(|hit| document(hit.best.chunk)).collect();
+    Retriever::Bm25
+        .run(index, query, FUSION_DEPTH)
+        .chunks
+        .iter()
+        .enumerate()
+        .filter(|(_, hit)| waiting.contains(&document(hit.chunk)) && shown.insert(document(hit.chunk)))
+        .take(k)
+        .map(|(rank, hit)| result_row(index, hit, format!("bm25 #{}", rank + 1), Vec::new(), Vec::new()))
+        .collect()
 }
 
 /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
 pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, String> {
-    with_index(|engine, index| {
+    with_searchable_index(|engine, index, _| {
         let vector = query.map(|text| engine.embedder.embed(&[&text]).map_err(|e| e.to_string())).transpose()?;
         index
             .outline(source, vector.as_ref().map(|v| v[0].as_slice()))
@@ -44,19 +73,9 @@ pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOut
     })
 }
 
-fn answer(index: &IndexedCorpus, hits: &[DocumentHit], trace: Trace, started: f64) -> Answer {
+fn answer(index: &IndexedCorpus, hits: &[DocumentHit], trace: Trace, started: f64, documents_waiting: usize) -> Answer {
     let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
-        let view = index.chunk_view(hit.chunk);
-        ResultRow {
-            label: view.label,
-            source: view.source,
-            chunk: hit.chunk,
-            score: hit.score,
-            ranks: input_ranks(&trace, hit.chunk),
-            text: view.text,
-            more,
-            also_in,
-        }
+        result_row(index, hit, input_ranks(&trace, hit.chunk), more, also_in)
     };
     let source = |&document: &u32| index.corpus().documents[document as usize].source.clone();
     let rows = hits
@@ -67,12 +86,39 @@ fn answer(index: &IndexedCorpus, hits: &[DocumentHit], trace: Trace, started: f6
         })
         .collect();
     let graph = trace.graph(index.corpus());
-    Answer { rows, trace, graph, milliseconds: browser::now_ms() - started }
+    Answer {
+        rows,
+        trace,
+        graph,
+        milliseconds: browser::now_ms() - started,
+        documents_waiting,
+        found_by_words: Vec::new(),
+    }
+}
+
+fn result_row(
+    index: &IndexedCorpus,
+    hit: &ScoredChunk,
+    ranks: String,
+    more: Vec<ResultRow>,
+    also_in: Vec<String>,
+) -> ResultRow {
+    let view = index.chunk_view(hit.chunk);
+    ResultRow {
+        label: view.label,
+        source: view.source,
+        chunk: hit.chunk,
+        score: hit.score,
+        ranks,
+        text: view.text,
+        more,
+        also_in,
+    }
 }
 
 pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
     let started = browser::now_ms();
-    let (retrieval, turn) = with_index(|engine, index| {
+    let (retrieval, turn) = with_searchable_index(|engine, index, _| {
         let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
         AssistedRetrieval::start(assist, method, index, text, vector, k)
     })?;
@@ -83,7 +129,7 @@ pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assis
 pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
     let (mut retrieval, started) =
         ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
-    let turn = with_index(|engine, index| {
+    let turn = with_searchable_index(|engine, index, _| {
         let embed = |text: &str| Ok(engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
         retrieval.resume(index, reply, &embed)
     })?;
@@ -96,9 +142,9 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
         Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
         Turn::Done(chunks, trace) => {
             let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
-            with_index(|_, index| {
+            with_searchable_index(|_, index, waiting| {
                 let hits = group_by_document(index, &chunks, chunks.len());
-                Ok(AssistTurn::Done(answer(index, &hits, trace, started)))
+                Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.len())))
             })
         }
     }

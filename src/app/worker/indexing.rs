@@ -24,6 +24,10 @@ const TEXTS_PER_SLICE: usize = 2;
 const POOL_THRESHOLD: usize = 96;
 /// How long parsing runs before the worker yields to read its messages.
 const PARSE_SLICE_MS: f64 = 50.0;
+/// An update's texts are embedded in this many rounds; after each but the last, questions are answered
+/// from the index as far as it is embedded (`IndexBuilder::preview`, which costs a build of the graphs and
+/// search indexes each time).
+const PREVIEW_ROUNDS: usize = 4;
 
 fn state(index: &IndexedCorpus) -> IndexState {
     IndexState {
@@ -47,12 +51,18 @@ pub(super) fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
 
 /// Parses `files` file by file, adds them to the corpus (replacing same-named documents) and removes
 /// `removed`, through the engine's pipeline; only new texts are embedded. The current index answers
-/// questions until the new one is complete, and a Cancel or a failure leaves it as it was.
+/// questions while the files are parsed, then the new one as far as it is embedded (its new documents by
+/// their words at once, by their meaning as they are embedded); a Cancel or a failure leaves the index as
+/// it was.
 pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, String> {
     let current = with_engine(|engine| engine.index.clone())?;
     let base = Base::Update { current: current.as_deref(), removed: &removed };
-    let outcome = run_pipeline(base, files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)))).await?;
-    replace_index(current, outcome)
+    let files = files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)));
+    let outcome = run_pipeline_previewed(base, files, true).await;
+    with_engine(|engine| engine.preview = None)?;
+    // An LLM-assisted retrieval started on the preview holds its chunk ids, which after a Cancel name nothing.
+    super::answers::forget_assisted();
+    replace_index(current, outcome?)
 }
 
 /// Adds the vectors of pages, sections, entities and relations to an index of chunk vectors, through the
@@ -100,10 +110,19 @@ pub(super) async fn run_pipeline(
     base: Base<'_>,
     files: impl ExactSizeIterator<Item = InputFile>,
 ) -> Result<Outcome, String> {
+    run_pipeline_previewed(base, files, false).await
+}
+
+/// As [`run_pipeline`]; with `previews`, questions are answered from the index as far as it is embedded.
+async fn run_pipeline_previewed(
+    base: Base<'_>,
+    files: impl ExactSizeIterator<Item = InputFile>,
+    previews: bool,
+) -> Result<Outcome, String> {
     CANCELLED.set(false);
     let embedder = with_engine(|engine| engine.embedder.clone())?;
     let now = browser::now_ms();
-    let mut page = Page { embedder, task: None, task_started: now, last_yield: now };
+    let mut page = Page { embedder, task: None, task_started: now, last_yield: now, previews };
     let count = files.len();
     let clock = || browser::now_ms() / 1000.0;
     pipeline::run(&mut page, base, files, count, &clock).await.map_err(|e| e.to_string())
@@ -115,6 +134,8 @@ struct Page {
     task: Option<pipeline::Task>,
     task_started: f64,
     last_yield: f64,
+    /// Whether questions are answered from the index being built (an update of the user's index).
+    previews: bool,
 }
 
 impl Host for Page {
@@ -149,21 +170,36 @@ impl Host for Page {
         !CANCELLED.get()
     }
 
+    fn planned(&mut self, builder: &IndexBuilder) {
+        if self.previews {
+            publish_preview(builder);
+        }
+    }
+
     async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
-        embed(builder).await
+        embed(builder, self.previews).await
     }
 }
 
-/// Embeds every pending text, here or through the pool; `false` when cancelled.
-pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
+/// Questions are answered from `builder`'s index as far as it is embedded, from now on.
+fn publish_preview(builder: &IndexBuilder) {
+    let (index, waiting) = builder.preview();
+    let _ = with_engine(|engine| engine.preview = Some(super::Preview { index, waiting }));
+}
+
+/// Embeds every pending text, here or through the pool; `false` when cancelled. With `previews`, in
+/// [`PREVIEW_ROUNDS`] rounds, each followed by a new preview.
+async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, String> {
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
     let pooled = total >= POOL_THRESHOLD;
     let pieces = with_engine(|engine| {
         let count = |text: &String| engine.embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
         builder.texts_to_embed().iter().map(count).collect::<Vec<usize>>()
     })?;
-    // The pool hands texts out longest first; here they go in the builder's order.
-    let time_left = TimeLeft::new(pieces, pooled);
+    let rounds = if previews { PREVIEW_ROUNDS } else { 1 };
+    let round = total.div_ceil(rounds).max(1);
+    // The pool hands each round's texts out longest first; here they go in the builder's order.
+    let time_left = TimeLeft::new(pieces, if pooled { round } else { 1 });
     let tell = |done: usize| {
         let elapsed = (browser::now_ms() - started) / 1000.0;
         let seconds_left = time_left.seconds_left(done.saturating_sub(already), elapsed);
@@ -179,7 +215,7 @@ pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
     tell(0);
     if pooled {
         let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
-        let embedded = pool.embed(builder, Some(&embed_here), &|| CANCELLED.get(), &tell).await;
+        let embedded = embed_in_rounds(&mut pool, builder, round, &tell).await;
         // A pool that failed is dropped (its workers end with it); the next large update starts a new one.
         if embedded.is_ok() {
             with_engine(|engine| engine.pool = Some(pool))?;
@@ -193,6 +229,26 @@ pub(super) async fn embed(builder: &mut IndexBuilder) -> Result<bool, String> {
         }
         with_engine(|engine| builder.embed_next(&*engine.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
         tell(builder.embedded());
+    }
+    Ok(true)
+}
+
+/// Embeds `builder`'s pending texts through `pool` in rounds of `round` texts, a new preview after each
+/// but the last when there are several; `false` when cancelled.
+async fn embed_in_rounds(
+    pool: &mut Pool,
+    builder: &mut IndexBuilder,
+    round: usize,
+    tell: &dyn Fn(usize),
+) -> Result<bool, String> {
+    let several = round < builder.to_embed();
+    while !builder.is_done() {
+        if !pool.embed(builder, round, Some(&embed_here), &|| CANCELLED.get(), tell).await? {
+            return Ok(false);
+        }
+        if several && !builder.is_done() {
+            publish_preview(builder);
+        }
     }
     Ok(true)
 }

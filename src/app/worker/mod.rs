@@ -15,12 +15,14 @@ mod indexing;
 mod measuring;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::corpus::DocId;
 use crate::embed::MiniLmEmbedder;
 use crate::graph::overview::Overview;
 use crate::store::IndexedCorpus;
@@ -35,10 +37,21 @@ struct Engine {
     embedder: Rc<MiniLmEmbedder>,
     /// Shared with a running update, which builds the next index from it while this one answers.
     index: Option<Rc<IndexedCorpus>>,
+    /// While an update embeds, the index it is building as far as it is embedded: questions are answered
+    /// from it, so new documents are found by their words at once and by their meaning as they are embedded.
+    /// Never exported or saved.
+    preview: Option<Preview>,
     pool: Option<Pool>,
     /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
     /// the same dataset (other methods, other cut-offs) embeds nothing.
     evaluated: Option<(blake3::Hash, IndexedCorpus)>,
+}
+
+/// The index being built, as far as it is embedded (`IndexBuilder::preview`).
+struct Preview {
+    index: IndexedCorpus,
+    /// Documents with a text still waiting for its vector.
+    waiting: HashSet<DocId>,
 }
 
 thread_local! {
@@ -87,7 +100,8 @@ pub fn serve() {
             })
         };
         let started = load_embedder(on_download).await.map(|embedder| {
-            let engine = Engine { embedder: Rc::new(embedder), index: None, pool: None, evaluated: None };
+            let engine =
+                Engine { embedder: Rc::new(embedder), index: None, preview: None, pool: None, evaluated: None };
             ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
             listen();
         });
@@ -117,6 +131,18 @@ fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -
     with_engine(|engine| match &engine.index {
         Some(index) => f(engine, index),
         None => Err("no documents are indexed yet".to_string()),
+    })?
+}
+
+/// Questions are answered from the index being built while an update embeds (with its documents that
+/// still wait for vectors), else from the index.
+fn with_searchable_index<T>(
+    f: impl FnOnce(&Engine, &IndexedCorpus, &HashSet<DocId>) -> Result<T, String>,
+) -> Result<T, String> {
+    with_engine(|engine| match (&engine.preview, &engine.index) {
+        (Some(preview), _) => f(engine, &preview.index, &preview.waiting),
+        (None, Some(index)) => f(engine, index, &HashSet::new()),
+        (None, None) => Err("no documents are indexed yet".to_string()),
     })?
 }
 
