@@ -29,7 +29,13 @@ pub fn normalize(path: &str) -> String {
 /// control, an editor's backups), not the user's documents, and are not read; the dropped folder itself,
 /// or a file picked alone, was chosen and is read whatever its name.
 pub fn hidden_in_folder(path: &str) -> bool {
-    path.split(['/', '\\']).skip(1).any(|segment| segment.starts_with('.') && segment != "." && segment != "..")
+    path.split(['/', '\\']).skip(1).any(hidden_name)
+}
+
+/// Whether a file or folder named `name`, found below a chosen folder, is hidden there (the rule of
+/// [`hidden_in_folder`]; the CLI's folder walk asks it of each entry, and so never enters `.git`).
+pub fn hidden_name(name: &str) -> bool {
+    name.starts_with('.') && name != "." && name != ".."
 }
 
 /// The folder part of a normalised path (`a/b.md` → `a`, `b.md` → ``).

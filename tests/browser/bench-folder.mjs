@@ -7,7 +7,8 @@
 // took to answer (from the click to the results shown), and when an answer first came from the index being
 // built (the folder's documents searchable by their words, before their vectors). Timing only: it checks nothing. The same folder natively: `quire index DIR -o OUT` (and `--all-vectors`).
 //   trunk build --release && node tests/browser/bench-folder.mjs DIR [--no-questions]
-// (--no-questions for a build that cannot answer while it indexes, such as one from before it could.)
+// (--no-questions for a build that cannot answer while it indexes, such as one from before it could;
+// QUIRE_BENCH_DIST=DIR measures another build than dist/.)
 import { resolve } from "node:path";
 import { serveDist, launchBrowser, forgetSavedIndex, waitReady, READY } from "./harness.mjs";
 
@@ -71,7 +72,7 @@ async function stages(page, start, askWhileEmbedding = false) {
   return report;
 }
 
-const server = await serveDist();
+const server = await serveDist(process.env.QUIRE_BENCH_DIST ? resolve(process.env.QUIRE_BENCH_DIST) : undefined);
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
