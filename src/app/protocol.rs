@@ -243,9 +243,9 @@ pub struct Answer {
     /// The trace as a graph, for the teaching view.
     pub graph: TraceGraph,
     pub milliseconds: f64,
-    /// Documents of the index answering that were still waiting for their vectors: while files are
-    /// embedded, questions are answered from the index being built, where these are found by their words.
-    pub documents_waiting: usize,
+    /// `Some` when the index being built answered (while files are embedded): how many of its documents
+    /// were still waiting for their vectors, found by their words until then.
+    pub documents_waiting: Option<usize>,
     /// Those waiting documents that BM25 ranks for the question and `rows` does not hold, each at its best
     /// chunk, in BM25's order: a method that reads vectors ranks them below every embedded document.
     pub found_by_words: Vec<ResultRow>,

@@ -81,17 +81,24 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
     let Search { answer, answered, still_indexing, .. } = search;
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
     let while_indexing = move || {
-        let waiting = answer.with(|a| a.as_ref().map_or(0, |a| a.documents_waiting));
+        let (waiting, listed) =
+            answer.with(|a| a.as_ref().map_or((None, false), |a| (a.documents_waiting, !a.found_by_words.is_empty())));
+        let below = if listed { " (below)" } else { "" };
         match (still_indexing.get(), waiting) {
             (0, _) => None,
-            (_, 1) => {
-                Some("1 new document is still being embedded: until then it is found by its words (below).".to_string())
+            (1, None) => {
+                Some("1 file is still being indexed: these results come from the index as it was.".to_string())
             }
-            (_, n @ 2..) => Some(format!(
-                "{n} new documents are still being embedded: until then they are found by their words (below)."
+            (n, None) => {
+                Some(format!("{n} files are still being indexed: these results come from the index as it was."))
+            }
+            (n, Some(0)) => Some(format!("{n} files are still being indexed: their documents are searchable already.")),
+            (_, Some(1)) => {
+                Some(format!("1 new document is still being embedded: until then it is found by its words{below}."))
+            }
+            (_, Some(w)) => Some(format!(
+                "{w} new documents are still being embedded: until then they are found by their words{below}."
             )),
-            (1, 0) => Some("1 file is still being indexed: these results come from the index as it was.".to_string()),
-            (n, 0) => Some(format!("{n} files are still being indexed: these results come from the index as it was.")),
         }
     };
     view! {

@@ -232,7 +232,7 @@ fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
 /// once instead of walked forever (walkdir keeps the ancestors' identities).
 fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
     let hidden = |entry: &walkdir::DirEntry| {
-        entry.depth() > 0 && crate::corpus::path::hidden_name(&entry.file_name().to_string_lossy())
+        entry.depth() > 0 && corpus::path::hidden_name(&entry.file_name().to_string_lossy())
     };
     let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let escapes = std::cell::RefCell::new(Vec::new());

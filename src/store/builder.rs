@@ -220,11 +220,16 @@ impl IndexBuilder {
     /// documents with a chunk still waiting for its vector.
     pub fn preview(&self) -> (IndexedCorpus, HashSet<DocId>) {
         let waiting: HashSet<_> = self.texts_to_embed().iter().map(|t| text_key(t)).collect();
+        // A copied passage waits for its original's vector.
+        let vector_text = |chunk: usize| &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize];
         let documents_waiting: HashSet<DocId> = (0..self.corpus.chunks.len())
-            .filter(|&chunk| waiting.contains(&text_key(&self.texts[CHUNKS][chunk])))
+            .filter(|&chunk| waiting.contains(&text_key(vector_text(chunk))))
             .map(|chunk| self.corpus.chunks[chunk].document)
             .collect();
         let mut preview = self.clone();
+        // Searched by brute force: an HNSW graph costs seconds per thousand vectors to build, for an index
+        // that lives only until the next round.
+        preview.settings.hnsw_threshold = usize::MAX;
         let zero = vec![0.0; self.model.dimension];
         for text in self.texts_to_embed() {
             // The model's own dimension: the push cannot fail.

@@ -34,7 +34,7 @@ pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, Str
         let query = Query::new(text, &vector);
         let (hits, trace) = method.grouped(index, query, k);
         let found_by_words = found_by_words(index, query, waiting, &hits, k);
-        Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.len()) })
+        Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
 }
 
@@ -43,13 +43,11 @@ pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, Str
 fn found_by_words(
     index: &IndexedCorpus,
     query: Query<'_>,
-    waiting: &HashSet<DocId>,
+    waiting: Option<&HashSet<DocId>>,
     hits: &[DocumentHit],
     k: usize,
 ) -> Vec<ResultRow> {
-    if waiting.is_empty() {
-        return Vec::new();
-    }
+    let Some(waiting) = waiting.filter(|waiting| !waiting.is_empty()) else { return Vec::new() };
     let document = |chunk: u32| index.corpus().chunks[chunk as usize].document;
     let mut shown: HashSet<DocId> = hits.iter().map(|hit| document(hit.best.chunk)).collect();
     Retriever::Bm25
@@ -73,7 +71,13 @@ pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOut
     })
 }
 
-fn answer(index: &IndexedCorpus, hits: &[DocumentHit], trace: Trace, started: f64, documents_waiting: usize) -> Answer {
+fn answer(
+    index: &IndexedCorpus,
+    hits: &[DocumentHit],
+    trace: Trace,
+    started: f64,
+    documents_waiting: Option<usize>,
+) -> Answer {
     let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
         result_row(index, hit, input_ranks(&trace, hit.chunk), more, also_in)
     };
@@ -144,7 +148,7 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
             let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
             with_searchable_index(|_, index, waiting| {
                 let hits = group_by_document(index, &chunks, chunks.len());
-                Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.len())))
+                Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.map(HashSet::len))))
             })
         }
     }

@@ -24,9 +24,9 @@ const TEXTS_PER_SLICE: usize = 2;
 const POOL_THRESHOLD: usize = 96;
 /// How long parsing runs before the worker yields to read its messages.
 const PARSE_SLICE_MS: f64 = 50.0;
-/// An update's texts are embedded in this many rounds; after each but the last, questions are answered
-/// from the index as far as it is embedded (`IndexBuilder::preview`, which costs a build of the graphs and
-/// search indexes each time).
+/// An update's texts, when they go to the pool, are embedded in this many rounds; after each but the last,
+/// questions are answered from the index as far as it is embedded (`IndexBuilder::preview`, which costs a
+/// build of the graphs and search indexes each time).
 const PREVIEW_ROUNDS: usize = 4;
 
 fn state(index: &IndexedCorpus) -> IndexState {
@@ -171,7 +171,7 @@ impl Host for Page {
     }
 
     fn planned(&mut self, builder: &IndexBuilder) {
-        if self.previews {
+        if self.previews && goes_to_pool(builder) {
             publish_preview(builder);
         }
     }
@@ -181,17 +181,30 @@ impl Host for Page {
     }
 }
 
-/// Questions are answered from `builder`'s index as far as it is embedded, from now on.
-fn publish_preview(builder: &IndexBuilder) {
-    let (index, waiting) = builder.preview();
-    let _ = with_engine(|engine| engine.preview = Some(super::Preview { index, waiting }));
+/// Whether `builder`'s texts go to the pool: fewer are embedded here, in a few seconds, with no preview
+/// (each costs a build of every graph and index).
+fn goes_to_pool(builder: &IndexBuilder) -> bool {
+    builder.to_embed() >= POOL_THRESHOLD
 }
 
-/// Embeds every pending text, here or through the pool; `false` when cancelled. With `previews`, in
-/// [`PREVIEW_ROUNDS`] rounds, each followed by a new preview.
+/// Questions are answered from `builder`'s index as far as it is embedded, from now on.
+fn publish_preview(builder: &IndexBuilder) {
+    // The previous preview goes first: two at once would double the engine's memory.
+    let Ok(had_one) = with_engine(|engine| engine.preview.take().is_some()) else { return };
+    let (index, waiting) = builder.preview();
+    let _ = with_engine(|engine| engine.preview = Some(super::Preview { index, waiting }));
+    if !had_one {
+        // An LLM-assisted retrieval started on the index as it was holds that index's ids; the previews of
+        // one update share theirs.
+        super::answers::forget_assisted();
+    }
+}
+
+/// Embeds every pending text, here or through the pool; `false` when cancelled. Through the pool with
+/// `previews`, in [`PREVIEW_ROUNDS`] rounds, each followed by a new preview.
 async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, String> {
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
-    let pooled = total >= POOL_THRESHOLD;
+    let pooled = goes_to_pool(builder);
     let pieces = with_engine(|engine| {
         let count = |text: &String| engine.embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
         builder.texts_to_embed().iter().map(count).collect::<Vec<usize>>()

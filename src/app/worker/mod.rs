@@ -135,13 +135,13 @@ fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -
 }
 
 /// Questions are answered from the index being built while an update embeds (with its documents that
-/// still wait for vectors), else from the index.
+/// still wait for vectors), else from the index (`None`).
 fn with_searchable_index<T>(
-    f: impl FnOnce(&Engine, &IndexedCorpus, &HashSet<DocId>) -> Result<T, String>,
+    f: impl FnOnce(&Engine, &IndexedCorpus, Option<&HashSet<DocId>>) -> Result<T, String>,
 ) -> Result<T, String> {
     with_engine(|engine| match (&engine.preview, &engine.index) {
-        (Some(preview), _) => f(engine, &preview.index, &preview.waiting),
-        (None, Some(index)) => f(engine, index, &HashSet::new()),
+        (Some(preview), _) => f(engine, &preview.index, Some(&preview.waiting)),
+        (None, Some(index)) => f(engine, index, None),
         (None, None) => Err("no documents are indexed yet".to_string()),
     })?
 }
