@@ -103,9 +103,17 @@ fn note(share: f64, sources: &HashSet<usize>, documents: &[&Document]) -> String
     format!("its text is in {shown} ({:.0} % of its passages): not indexed, so {instead} instead", share * 100.0)
 }
 
+/// How [`stub_note`] begins: the report counts such notes on one line.
+const STUB_NOTE: &str = "holds only text that ";
+
 /// `holds only text that 104 documents repeat (a stub or a navigation page): not indexed`.
-fn stub_note(sharing: usize) -> String {
-    format!("holds only text that {sharing} documents repeat (a stub or a navigation page): not indexed")
+pub(crate) fn stub_note(sharing: usize) -> String {
+    format!("{STUB_NOTE}{sharing} documents repeat (a stub or a navigation page): not indexed")
+}
+
+/// Whether `note` is a [`stub_note`].
+pub(crate) fn is_stub_note(note: &str) -> bool {
+    note.starts_with(STUB_NOTE)
 }
 
 /// Characters of a document's blocks too short to be passages, headings aside: of a document whose every

@@ -1,7 +1,8 @@
 //! One readable report of a batch of files. A dropped folder holds much that is routinely left out
 //! (stylesheets, scripts and fonts of a generated site, redirect pages, copies of the same file); listed
-//! file by file, those buried the real problems (a folder of the toolchain's books gave 203 lines). Real
-//! problems keep a line each; each routine kind becomes one line, with its files behind it.
+//! file by file, those buried the real problems (a folder of the toolchain's books gave 203 lines, the Rust
+//! book's 262 pages of older editions one each). Real problems keep a line each; each routine kind becomes
+//! one line, with its files behind it.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -42,11 +43,12 @@ impl IngestReport {
             }
         }
         let duplicates: HashSet<&str> = self.duplicates.iter().map(|(file, _)| file.as_str()).collect();
-        let notes = self
+        let (stubs, notes): (Vec<_>, Vec<_>) = self
             .warnings
             .iter()
             .filter(|(file, _)| !duplicates.contains(file.as_str()))
-            .map(|(file, warning)| ReportLine::single(format!("{file}: {warning}"), false));
+            .partition(|(_, warning)| super::containment::is_stub_note(warning));
+        let notes = notes.into_iter().map(|(file, warning)| ReportLine::single(format!("{file}: {warning}"), false));
         let mut lines: Vec<ReportLine> = problems.into_iter().chain(notes).collect();
         lines.extend(unsupported_line(&unsupported));
         let copies = self
@@ -56,6 +58,10 @@ impl IngestReport {
             .collect();
         lines.extend(group(copies, |n| format!("{n} files repeat another file's content: each indexed once")));
         lines.extend(group(redirects, |n| format!("{n} redirect pages not indexed: the pages they lead to are")));
+        let stubs = stubs.into_iter().map(|(file, warning)| (format!("{file}: {warning}"), file.clone())).collect();
+        lines.extend(group(stubs, |n| {
+            format!("{n} pages hold only text that other documents repeat (stubs or navigation pages): not indexed")
+        }));
         lines
     }
 }
@@ -127,5 +133,33 @@ mod tests {
         let copies = lines.iter().find(|l| l.text.starts_with("2 files repeat")).unwrap();
         assert_eq!(copies.files, ["copy/a.html = a.html", "copy/b.html = b.html"]);
         assert_eq!(lines.len(), 4, "{texts:?}");
+    }
+
+    #[test]
+    fn pages_that_only_repeat_others_are_one_line_with_their_files() {
+        use crate::corpus::IngestReport;
+        use crate::corpus::containment::stub_note;
+        // The Rust book's folder has 262 of them, one note each before.
+        let mut report = IngestReport::default();
+        for file in ["first-edition/ch01.html", "second-edition/ch01.html", "second-edition/ch02.html"] {
+            report.warnings.push((file.to_string(), stub_note(262)));
+        }
+        report.warnings.push(("notes.txt".to_string(), "its encoding was guessed".to_string()));
+        let lines = report.summary();
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "notes.txt: its encoding was guessed",
+                "3 pages hold only text that other documents repeat (stubs or navigation pages): not indexed",
+            ]
+        );
+        assert_eq!(lines[1].files, ["first-edition/ch01.html", "second-edition/ch01.html", "second-edition/ch02.html"]);
+        report.warnings.truncate(1);
+        assert_eq!(
+            report.summary()[0].text,
+            format!("first-edition/ch01.html: {}", stub_note(262)),
+            "one stays its own line"
+        );
     }
 }
