@@ -40,6 +40,7 @@ from urllib.parse import unquote
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+import real_folder_report  # noqa: E402
 from fusion_lab import DEPTH, ndcg10, paired_interval, rank_documents, standardised, top, zsum  # noqa: E402
 
 INPUTS = ["dense", "bm25", "community", "join", "onehop", "entity", "hub", "path", "triplet"]
@@ -135,11 +136,7 @@ class Set:
 
 def read_run(path):
     """A TREC run's rankings; its document ids are percent-encoded (src/eval/run.rs)."""
-    ranked = defaultdict(list)
-    for line in open(path):
-        query, _, document, rank, _, _ = line.split()
-        ranked[query].append((int(rank), unquote(document)))
-    return {q: [d for _, d in sorted(pairs)] for q, pairs in ranked.items()}
+    return {q: [unquote(d) for d in ranked] for q, ranked in real_folder_report.read_run(path).items()}
 
 
 def folds(questions):

@@ -3,9 +3,9 @@
 //! every core at once), then assemble the graphs and search indexes. A chunk that copies another
 //! document's passage (`corpus::copies`) is not embedded: it takes its original's vector.
 
-use crate::corpus::copies::Copies;
 use std::collections::HashSet;
 
+use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, Corpus, DocId, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::index::{Bm25Index, VectorIndex};
@@ -220,10 +220,8 @@ impl IndexBuilder {
     /// documents with a chunk still waiting for its vector.
     pub fn preview(&self) -> (IndexedCorpus, HashSet<DocId>) {
         let waiting: HashSet<_> = self.texts_to_embed().iter().map(|t| text_key(t)).collect();
-        // A copied passage waits for its original's vector.
-        let vector_text = |chunk: usize| &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize];
         let documents_waiting: HashSet<DocId> = (0..self.corpus.chunks.len())
-            .filter(|&chunk| waiting.contains(&text_key(vector_text(chunk))))
+            .filter(|&chunk| waiting.contains(&text_key(self.vector_text(chunk))))
             .map(|chunk| self.corpus.chunks[chunk].document)
             .collect();
         let mut preview = self.clone();
@@ -239,16 +237,20 @@ impl IndexBuilder {
         (preview.finish(), documents_waiting)
     }
 
+    /// The text whose vector `chunk` takes: its own, or for a copied passage its original's.
+    fn vector_text(&self, chunk: usize) -> &String {
+        &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize]
+    }
+
     /// Assembles the indexes. Panics if called before every text is embedded.
     pub fn finish(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
         let rows_of = |kind: usize| self.texts[kind].iter().map(row).collect::<Vec<u32>>();
-        let original_text = |chunk: usize| &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize];
         let rows = NodeRows {
             pages: rows_of(0),
             sections: rows_of(1),
-            chunks: (0..self.texts[CHUNKS].len()).map(|chunk| row(original_text(chunk))).collect(),
+            chunks: (0..self.texts[CHUNKS].len()).map(|chunk| row(self.vector_text(chunk))).collect(),
             entities: rows_of(3),
             relation_types: rows_of(4),
             inverse_relation_types: rows_of(5),
