@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the app's demo indexes with the native CLI, so a first visit opens a ready index instead of embedding
 # in the tab: the planets notes (public/demo, the files its manifest lists) and 400 HotpotQA paragraphs
-# (datasets/hotpotqa-demo, CC BY-SA 4.0), each with its sample questions; and the evaluation view's SciFact
-# subset. Trunk runs this before every build
+# (datasets/hotpotqa-demo, CC BY-SA 4.0), each with its sample questions, listed in the build's corpora.json
+# (the corpora a build publishes, src/store/published.rs; `quire site` lists a user's own there); and the
+# evaluation view's SciFact subset. Trunk runs this before every build
 # (Trunk.toml's pre_build hook) and the snapshots land in the build's `snapshots/`. Snapshots are kept under
 # ~/.cache/quire/demos, and `quire index` reuses their embeddings, so a rebuild embeds only what changed.
 set -euo pipefail
@@ -38,4 +39,22 @@ cp tests/fixtures/scifact-subset/qrels/test.tsv "$out/../eval/scifact-subset/qre
 cp "$cache/planets.quire" "$cache/multihop.quire" "$cache/scifact-subset.quire" "$out/"
 cp public/demo/questions.json "$out/planets-questions.json"
 cp datasets/hotpotqa-demo/questions.json "$out/multihop-questions.json"
+cat > "$out/../corpora.json" <<'JSON'
+{
+  "corpora": [
+    {
+      "key": "planets",
+      "title": "Planets and the Moon landing (6 files)",
+      "snapshot": "snapshots/planets.quire",
+      "questions": "snapshots/planets-questions.json"
+    },
+    {
+      "key": "multihop",
+      "title": "Multi-hop encyclopedia (400 HotpotQA paragraphs)",
+      "snapshot": "snapshots/multihop.quire",
+      "questions": "snapshots/multihop-questions.json"
+    }
+  ]
+}
+JSON
 echo "demos: $(du -h "$out/planets.quire" | cut -f1) planets, $(du -h "$out/multihop.quire" | cut -f1) multi-hop snapshots in $out"

@@ -248,3 +248,108 @@ fn pipes_devices_and_link_loops_in_a_folder_are_named_not_read() {
     assert!(stderr.contains("diary.md: a link out of the folder, not followed"), "{stderr}");
     assert!(stderr.contains("again: a link back to"), "{stderr}");
 }
+
+/// A stand-in for the app's build: the files `quire site` copies, and the demos it leaves out.
+fn fake_app(dir: &std::path::Path) -> std::path::PathBuf {
+    let app = dir.join("app");
+    std::fs::create_dir_all(app.join("snapshots")).unwrap();
+    std::fs::write(app.join("index.html"), "<!doctype html><title>Quire</title>".repeat(20)).unwrap();
+    std::fs::write(app.join("quire.js"), "export function start() {}\n".repeat(50)).unwrap();
+    std::fs::write(app.join("snapshots/demo.quire"), b"demo").unwrap();
+    std::fs::write(app.join("snapshots/scifact-subset.quire"), b"evaluation").unwrap();
+    std::fs::write(app.join("sw.js"), "stale").unwrap();
+    let listed = r#"{"corpora": [{"key": "demo", "title": "Demo", "snapshot": "snapshots/demo.quire"}]}"#;
+    std::fs::write(app.join("corpora.json"), listed).unwrap();
+    app
+}
+
+#[test]
+fn site_publishes_an_index_with_the_app_and_replaces_only_a_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for file in common::demo_files() {
+        std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
+    }
+    let app = fake_app(dir.path());
+    let questions = dir.path().join("questions.txt");
+    std::fs::write(&questions, "Who walked on the Moon first?\n\nHow big is Jupiter?\n").unwrap();
+    let site = dir.path().join("site");
+    let (site_arg, app_arg) = (site.to_str().unwrap(), app.to_str().unwrap());
+
+    let out = quire(&[
+        "site",
+        docs.to_str().unwrap(),
+        "-o",
+        site_arg,
+        "--app",
+        app_arg,
+        "--title",
+        "Space notes",
+        "--questions",
+        questions.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("a first visit downloads"), "{}", text(&out.stdout));
+    let listed: serde_json::Value = serde_json::from_slice(&std::fs::read(site.join("corpora.json")).unwrap()).unwrap();
+    assert_eq!(listed["title"], "Space notes");
+    assert_eq!(listed["corpora"].as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed["corpora"][0]["snapshot"], "corpus/index.quire");
+    let asked: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("corpus/questions.json")).unwrap()).unwrap();
+    assert_eq!(asked[1]["text"], "How big is Jupiter?");
+    assert!(!site.join("snapshots/demo.quire").exists(), "the app's demos are not the site's");
+    assert!(site.join("snapshots/scifact-subset.quire").exists(), "the evaluation view keeps its data");
+    let out = quire(&["stats", site.join("corpus/index.quire").to_str().unwrap(), "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["documents"], 6);
+    // The service worker lists every file the site serves (and nothing of the app's demos) under a version.
+    let worker = std::fs::read_to_string(site.join("sw.js")).unwrap();
+    assert!(!worker.contains("__QUIRE_BUILD"), "{worker}");
+    for file in ["\"corpus/index.quire\"", "\"corpora.json\"", "\"quire.js\"", "\"index.html\""] {
+        assert!(worker.contains(file), "{file} missing from {worker}");
+    }
+    assert!(!worker.contains("demo.quire") && !worker.contains(".gz\""), "{worker}");
+    // Precompressed copies hold the same bytes.
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(site.join("quire.js.gz")).unwrap()),
+        &mut unzipped,
+    )
+    .unwrap();
+    assert_eq!(unzipped, std::fs::read(site.join("quire.js")).unwrap());
+    let mut unbrotlied = Vec::new();
+    brotli::BrotliDecompress(&mut std::fs::File::open(site.join("index.html.br")).unwrap(), &mut unbrotlied).unwrap();
+    assert_eq!(unbrotlied, std::fs::read(site.join("index.html")).unwrap());
+
+    // From the snapshot, a second run replaces the site whole.
+    let snapshot = site.join("corpus/index.quire");
+    let kept = dir.path().join("kept.quire");
+    std::fs::copy(&snapshot, &kept).unwrap();
+    let out = quire(&["site", "--snapshot", kept.to_str().unwrap(), "-o", site_arg, "--app", app_arg]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!site.join("corpus/questions.json").exists(), "the old site's questions outlived it");
+    assert!(!dir.path().join("site.partial").exists() && !dir.path().join("site.old").exists());
+
+    // A folder that is not a site is never replaced; a bad questions file and a missing build are named.
+    let out = quire(&["site", "--snapshot", kept.to_str().unwrap(), "-o", docs.to_str().unwrap(), "--app", app_arg]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("exists and is not a site"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&docs).unwrap().count(), common::demo_files().len());
+    std::fs::write(&questions, "\n \n").unwrap();
+    let out = quire(&[
+        "site",
+        "--snapshot",
+        kept.to_str().unwrap(),
+        "-o",
+        site_arg,
+        "--app",
+        app_arg,
+        "--questions",
+        questions.to_str().unwrap(),
+    ]);
+    assert!(text(&out.stderr).contains("questions.txt: it holds no question"), "{}", text(&out.stderr));
+    let out = quire(&["site", "--snapshot", kept.to_str().unwrap(), "-o", site_arg, "--app", docs.to_str().unwrap()]);
+    assert!(text(&out.stderr).contains("not a build of the app (no index.html)"), "{}", text(&out.stderr));
+    assert!(site.join("corpus/index.quire").exists(), "a failed run left the site as it was");
+}

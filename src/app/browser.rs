@@ -203,9 +203,18 @@ pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes
 }
 
 /// Lets the event loop run (a worker reads a Cancel, the page paints) between slices of long work: a
-/// zero-delay timeout, a task of its own, so that every message already queued is handled first (a
-/// microtask would not let them in).
+/// message to itself, a task of its own, so that every message already queued is handled first (a
+/// microtask would not let them in). Not a zero-delay timeout: browsers hold a chain of those to 4 ms each
+/// after the fifth, and the engine worker yields after every text it embeds (about 4 % of its time lost,
+/// docs/BENCHMARKS.md); a message comes back in microseconds.
 pub async fn next_tick() {
+    if let Ok(channel) = web_sys::MessageChannel::new() {
+        let answered = Promise::new(&mut |resolve, _| channel.port1().set_onmessage(Some(&resolve)));
+        if channel.port2().post_message(&JsValue::NULL).is_ok() {
+            let _ = JsFuture::from(answered).await;
+            return;
+        }
+    }
     gloo_timers::future::TimeoutFuture::new(0).await;
 }
 
@@ -224,8 +233,14 @@ pub fn wasm_memory_bytes() -> u32 {
     memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length()
 }
 
-/// A parameter of the page's URL; only the measuring build reads any (`?bench=embed`).
-#[cfg(feature = "bench")]
+/// Names the page's tab.
+pub fn set_document_title(title: &str) {
+    if let Some(document) = window().document() {
+        document.set_title(title);
+    }
+}
+
+/// A parameter of the page's URL (`?index=`, and the measuring build's `?bench=embed`).
 pub fn query_parameter(name: &str) -> Option<String> {
     let search = window().location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)

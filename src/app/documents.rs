@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::browser;
-use super::demo::Demo;
 use super::phase::Phase;
 use super::protocol::IndexOutcome;
 use super::session::IndexSession;
@@ -57,13 +56,19 @@ pub fn DocumentsPanel(session: IndexSession) -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="corpus-heading">
             <h2 id="corpus-heading">"Documents"</h2>
-            <div class="demos" role="group" aria-label="Demo corpora">
-                {Demo::ALL.into_iter().map(|choice| view! {
-                    <button type="button" class="demo" data-demo=choice.key()
-                        aria-pressed=move || (session.demo.get() == choice).to_string()
-                        disabled=move || !ready()
-                        on:click=move |_| spawn_local(session.open_demo(choice))>{choice.title()}</button>
-                }).collect_view()}
+            <div class="demos" role="group" aria-label="Prebuilt corpora">
+                <For each=move || session.published.get() key=|corpus| corpus.key.clone() let:choice>
+                    {
+                        let key = choice.key.clone();
+                        let title = choice.title.clone();
+                        view! {
+                            <button type="button" class="demo" data-demo=choice.key.clone()
+                                aria-pressed=move || session.corpus.with(|shown| shown.as_ref().is_some_and(|c| c.key == key)).to_string()
+                                disabled=move || !ready()
+                                on:click=move |_| spawn_local(session.open_corpus(choice.clone()))>{title}</button>
+                        }
+                    }
+                </For>
             </div>
             <div id="drop-zone" class:dragging=move || dragging.get()
                 on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }

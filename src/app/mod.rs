@@ -13,8 +13,8 @@ mod browser;
 mod canvas;
 mod chat;
 mod controls;
+mod corpora;
 mod corpus_graph;
-mod demo;
 mod documents;
 mod engine;
 mod evaluation;
@@ -61,7 +61,7 @@ fn App() -> impl IntoView {
 
     view! {
         <header>
-            <h1>"Quire"</h1>
+            <h1>{move || session.title.get().unwrap_or_else(|| "Quire".into())}</h1>
             <p class="tagline">"Private knowledge-graph retrieval. Your documents never leave this tab."</p>
         </header>
         <main>

@@ -10,7 +10,7 @@ use super::protocol::{Progress, Task};
 pub enum Phase {
     /// The engine worker is starting; its model's download comes as progress.
     Starting,
-    OpeningDemo,
+    OpeningPublished,
     /// A long step in the engine, as it last reported.
     Working(Progress),
     Ready,
@@ -21,7 +21,7 @@ impl Phase {
     fn key(&self) -> &'static str {
         match self {
             Phase::Starting | Phase::Working(Progress { task: Task::LoadModel, .. }) => "loading-model",
-            Phase::OpeningDemo => "opening-demo",
+            Phase::OpeningPublished => "opening-published",
             Phase::Working(_) => "indexing",
             Phase::Ready => "ready",
             Phase::Failed(_) => "failed",
@@ -31,7 +31,7 @@ impl Phase {
     fn message(&self) -> String {
         match self {
             Phase::Starting => "Starting the engine…".into(),
-            Phase::OpeningDemo => "Opening the demo index…".into(),
+            Phase::OpeningPublished => "Opening the prebuilt index…".into(),
             Phase::Working(progress) => describe_progress(progress),
             Phase::Ready => "Ready.".into(),
             Phase::Failed(reason) => format!("Error: {reason}"),

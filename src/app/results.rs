@@ -6,11 +6,11 @@ use std::future::Future;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::demo::SampleQuestion;
 use super::engine::{self, Failure};
 use super::protocol::{Answer, ResultRow};
 use super::teaching;
 use crate::store::DocumentOutline;
+use crate::store::published::SampleQuestion;
 
 const FIRST_QUESTION: &str = "Who was the first person to walk on the Moon?";
 

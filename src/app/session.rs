@@ -1,12 +1,13 @@
 //! The index the page shows and every engine call that replaces or changes it: [`IndexSession`] owns the
 //! phase, what the page shows of the index, what this browser stores of it, and the orchestration around
-//! the engine: starting it (the saved index, else a demo), opening demos and imported files, updating,
+//! the engine: starting it (the index a link names, else the saved index, else the build's first published
+//! corpus), opening published corpora and imported files, updating,
 //! removing, exporting and forgetting, and restarting a crashed engine with the index as it was.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::demo::{Demo, SampleQuestion};
+use super::corpora;
 use super::engine::{self, Failure};
 use super::phase::Phase;
 use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress};
@@ -14,6 +15,7 @@ use super::results::Search;
 use super::{browser, storage};
 use crate::corpus::ReportLine;
 use crate::store::CorpusSummary;
+use crate::store::published::{PublishedCorpus, SampleQuestion};
 
 /// The name an exported index is offered under.
 const EXPORT_NAME: &str = "quire-index.quire";
@@ -28,8 +30,12 @@ pub struct IndexSession {
     /// Every document as (source, title).
     pub documents: RwSignal<Vec<(String, String)>>,
     pub last_outcome: RwSignal<Option<IndexOutcome>>,
-    /// The demo shown, or last shown: a restarted engine opens it again unless the index is saved.
-    pub demo: RwSignal<Demo>,
+    /// The corpora this build publishes (the demos, or a site's own) and its title.
+    pub published: RwSignal<Vec<PublishedCorpus>>,
+    pub title: RwSignal<Option<String>>,
+    /// The published or linked corpus shown, or last shown: a restarted engine opens it again unless the
+    /// index is saved.
+    pub corpus: RwSignal<Option<PublishedCorpus>>,
     /// Problems that leave the index as it was (a refused import, a failed save): reported, not a failed state.
     pub notice: RwSignal<Option<String>>,
     /// Whether the index shown is the one saved in this browser, and what the browser stores.
@@ -53,7 +59,9 @@ impl IndexSession {
             engine_memory: RwSignal::new(0),
             documents: RwSignal::new(Vec::new()),
             last_outcome: RwSignal::new(None),
-            demo: RwSignal::new(Demo::Planets),
+            published: RwSignal::new(Vec::new()),
+            title: RwSignal::new(None),
+            corpus: RwSignal::new(None),
             notice: RwSignal::new(None),
             saved: RwSignal::new(false),
             restored: RwSignal::new(false),
@@ -90,8 +98,8 @@ impl IndexSession {
         move |progress| self.phase.set(Phase::Working(progress))
     }
 
-    /// Starts the engine, then opens the saved index or the demo (or, in a bench build, runs the benchmark
-    /// the address asks for).
+    /// Starts the engine, then opens the index the address links, else the saved index, else the first
+    /// published corpus (or, in a bench build, runs the benchmark the address asks for).
     pub fn start(self) {
         spawn_local(async move {
             if let Err(reason) = engine::start(self.on_progress()).await {
@@ -105,7 +113,7 @@ impl IndexSession {
                 }
                 return self.phase.set(Phase::Ready);
             }
-            self.restore_or_open_demo().await;
+            self.open_first_index().await;
             // Only now: caching the build for offline use must not slow the first start.
             browser::register_service_worker().await;
         });
@@ -124,15 +132,15 @@ impl IndexSession {
         self.usage.set(storage::usage().await);
     }
 
-    /// A new engine with the index the page shows: the saved one if it is saved, else the demo shown.
+    /// A new engine with the index the page shows: the saved one if it is saved, else the corpus shown.
     async fn restart_engine(self) -> Result<(), String> {
         engine::start(self.on_progress()).await?;
         let saved_bytes = if self.saved.get_untracked() { storage::load().await? } else { None };
         let state = match saved_bytes {
             Some(bytes) => engine::open(SAVED_INDEX, bytes).await,
             None => {
-                let chosen = self.demo.get_untracked();
-                engine::open(&chosen.snapshot_url(), chosen.fetch().await?.0).await
+                let shown = self.corpus.get_untracked().ok_or("no index was shown")?;
+                engine::open(&shown.snapshot, corpora::fetch(&shown).await?.0).await
             }
         };
         self.show(state.map_err(|failure| failure.to_string())?);
@@ -248,7 +256,7 @@ impl IndexSession {
         });
     }
 
-    /// A whole index replaced (a demo, the saved one, an imported file): what was shown of the old one goes.
+    /// A whole index replaced (a published corpus, the saved one, an imported file): what was shown of the old one goes.
     /// `from_storage`: it is the index saved in this browser.
     fn show_new_index(self, state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool) {
         self.show(state);
@@ -258,17 +266,16 @@ impl IndexSession {
         self.restored.set(from_storage);
     }
 
-    pub async fn open_demo(self, chosen: Demo) {
-        self.phase.set(Phase::OpeningDemo);
-        let opened = match chosen.fetch().await {
-            Ok((snapshot, questions)) => {
-                engine::open(&chosen.snapshot_url(), snapshot).await.map(|state| (state, questions))
-            }
+    /// Opens a published (or linked) corpus in place of the index shown.
+    pub async fn open_corpus(self, chosen: PublishedCorpus) {
+        self.phase.set(Phase::OpeningPublished);
+        let opened = match corpora::fetch(&chosen).await {
+            Ok((snapshot, questions)) => engine::open(&chosen.snapshot, snapshot).await.map(|state| (state, questions)),
             Err(reason) => Err(Failure::Refused(reason)),
         };
         match opened {
             Ok((state, questions)) => {
-                self.demo.set(chosen);
+                self.corpus.set(Some(chosen));
                 self.show_new_index(state, questions, false);
                 self.phase.set(Phase::Ready);
             }
@@ -276,24 +283,51 @@ impl IndexSession {
         }
     }
 
-    /// The index saved in this browser if there is one, else the demo; a saved index that cannot be opened
-    /// is left in place (a change replaces it, Forget removes it) and the demo opens.
-    async fn restore_or_open_demo(self) {
+    /// The first index to show: the one the address links (`?index=`), else the one saved in this browser,
+    /// else the first corpus the build publishes. A saved index that cannot be opened is left in place (a
+    /// change replaces it, Forget removes it) and the published corpus opens.
+    async fn open_first_index(self) {
+        let published = corpora::fetch_published().await;
+        let first = match published {
+            Ok(published) => {
+                self.title.set(published.title.clone());
+                if let Some(title) = &published.title {
+                    browser::set_document_title(&format!("{title} · Quire"));
+                }
+                self.published.set(published.corpora.clone());
+                published.corpora.into_iter().next()
+            }
+            Err(reason) => {
+                self.notice.set(Some(reason));
+                None
+            }
+        };
+        match corpora::linked_index() {
+            Some(Ok(linked)) => return self.open_corpus(linked).await,
+            Some(Err(refused)) => self.notice.set(Some(refused)),
+            None => {}
+        }
         let restored_index = match storage::load().await {
             Ok(Some(bytes)) => engine::open(SAVED_INDEX, bytes).await.map(Some).map_err(|failure| {
-                format!("{failure}. Showing the demo instead; your next change replaces the saved index, or Forget removes it.")
+                format!("{failure}. Showing the published index instead; your next change replaces the saved index, or Forget removes it.")
             }),
             Ok(None) => Ok(None),
-            Err(reason) => Err(format!("{reason}. Showing the demo instead.")),
+            Err(reason) => Err(format!("{reason}. Showing the published index instead.")),
         };
-        match restored_index {
-            Ok(Some(state)) => {
+        match (restored_index, first) {
+            (Ok(Some(state)), _) => {
                 self.show_new_index(state, Vec::new(), true);
                 self.phase.set(Phase::Ready);
             }
-            not_restored => {
-                self.notice.set(not_restored.err());
-                self.open_demo(Demo::Planets).await;
+            (not_restored, Some(first)) => {
+                if let Err(reason) = not_restored {
+                    self.notice.set(Some(reason));
+                }
+                self.open_corpus(first).await;
+            }
+            (not_restored, None) => {
+                let why = not_restored.err().or_else(|| self.notice.get_untracked()).unwrap_or_default();
+                self.phase.set(Phase::Failed(format!("there is no index to open: {why}")));
             }
         }
         self.usage.set(storage::usage().await);
@@ -335,7 +369,9 @@ impl IndexSession {
                 Ok(()) => {
                     self.saved.set(false);
                     self.restored.set(false);
-                    self.notice.set(Some("The saved index is forgotten: the next visit starts from the demo.".into()));
+                    self.notice.set(Some(
+                        "The saved index is forgotten: the next visit starts from the published index.".into(),
+                    ));
                 }
                 Err(reason) => self.notice.set(Some(reason)),
             }

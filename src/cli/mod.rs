@@ -5,6 +5,7 @@ mod ask;
 mod eval;
 mod indexing;
 mod isolation;
+mod site;
 mod train;
 
 use std::path::{Path, PathBuf};
@@ -103,6 +104,9 @@ enum Command {
     /// Answer a question from the snapshot with the user's LLM endpoint (OpenAI-compatible or Ollama),
     /// streamed, citing its sources.
     Ask(ask::AskArgs),
+    /// Publish a corpus as a static site: the app with the corpus's index as the one it opens, its title and
+    /// sample questions, offline after a first visit, every file also precompressed.
+    Site(site::SiteArgs),
     /// Train learned fusion (seed 000's network) on a BEIR-layout folder's labelled questions and write the
     /// weights for `--fusion-model`.
     TrainFusion(train::TrainArgs),
@@ -169,6 +173,7 @@ pub fn run() -> i32 {
         Command::Eval(args) => eval::run(&cli.model_dir, args),
         Command::Ask(args) => ask::run(&cli.model_dir, args),
         Command::TrainFusion(args) => train::run(&cli.model_dir, args),
+        Command::Site(args) => site::run(&cli.model_dir, args),
     };
     match outcome {
         Ok(()) => 0,

@@ -5,6 +5,7 @@
 
 mod builder;
 pub mod pipeline;
+pub mod published;
 mod settings_check;
 mod snapshot;
 mod workspace;

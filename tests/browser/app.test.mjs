@@ -671,15 +671,21 @@ test("the whole corpus is drawn as a graph you can pan, zoom and select, and a c
   await page.close();
 });
 
+/// Serves `root` with Python's own static server (not the test harness: a build or a site needs nothing of
+/// the server); its address, and a way to stop it.
+async function pythonServer(root) {
+  const process = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]);
+  const port = await new Promise((found, failed) => {
+    process.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
+    process.on("exit", () => failed(new Error("python3 -m http.server stopped")));
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => process.kill() };
+}
+
 test("any static server serves the build, and after a first visit the app opens and answers offline", async () => {
-  // Python's own static server, not the test harness: the build needs nothing of the server.
-  const server = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", DIST]);
+  const served = await pythonServer(DIST);
   try {
-    const port = await new Promise((found, failed) => {
-      server.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
-      server.on("exit", () => failed(new Error("python3 -m http.server stopped")));
-    });
-    const url = `http://127.0.0.1:${port}/`;
+    const url = served.url;
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
     await page.goto(url);
@@ -691,7 +697,7 @@ test("any static server serves the build, and after a first visit the app opens 
     assert.equal(manifest.display, "standalone");
 
     await browser.context.setOffline(true);
-    server.kill();
+    served.stop();
     await page.reload();
     await waitReady(page);
     const results = await search(page, "Who was the first person to walk on the Moon?");
@@ -703,8 +709,72 @@ test("any static server serves the build, and after a first visit the app opens 
     await page.close();
   } finally {
     await browser.context.setOffline(false);
-    server.kill();
+    served.stop();
   }
+});
+
+test("quire site publishes a folder as a static site that opens its index, answers its sample question, and works offline without leaving its origin", async () => {
+  const work = await mkdtemp(join(tmpdir(), "quire-site-"));
+  const nomicon = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/nomicon");
+  const docs = join(work, "notes");
+  await mkdir(docs);
+  for (const chapter of ["send-and-sync.html", "ownership.html", "exotic-sizes.html", "leaking.html"]) {
+    await writeFile(join(docs, chapter), await readFile(join(nomicon, chapter)));
+  }
+  await writeFile(join(work, "questions.txt"), "Which types are not Send?\nWhat is a zero-sized type?\n");
+  const site = join(work, "site");
+  const printed = execFileSync(QUIRE, ["site", docs, "-o", site, "--title", "Unsafe Rust notes", "--questions", join(work, "questions.txt"),
+    "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const listing = await readdir(site, { recursive: true });
+  for (const file of ["corpora.json", "corpus/index.quire", "corpus/questions.json", "sw.js", "index.html.gz", "index.html.br"]) {
+    assert.ok(listing.includes(file), `${file} missing from ${listing}`);
+  }
+  assert.ok(listing.some((f) => f.endsWith("_bg.wasm.br")), "the module has no .br copy");
+  assert.ok(!listing.includes("snapshots/planets.quire"), "the demos are published too");
+  const served = await pythonServer(site);
+  const page = await browser.context.newPage();
+  const errors = watchErrors(page);
+  const elsewhere = [];
+  page.on("request", (request) => { if (!request.url().startsWith(served.url)) elsewhere.push(request.url()); });
+  try {
+    await page.goto(served.url);
+    await waitReady(page);
+    assert.equal(await page.textContent("h1"), "Unsafe Rust notes");
+    assert.equal(await page.title(), "Unsafe Rust notes · Quire");
+    assert.match(await page.textContent("#stats-line"), /^4 documents/);
+    await page.click('#samples button.sample:text("Which types are not Send?")');
+    await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "Which types are not Send?");
+    assert.match(await page.textContent("#results .result .label"), /Send and Sync/);
+
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
+    await browser.context.setOffline(true);
+    served.stop();
+    await page.reload();
+    await waitReady(page);
+    const results = await search(page, "What is a type with no size at all?");
+    assert.match(results[0].label, /Exotically Sized Types/, JSON.stringify(results));
+    assert.deepEqual(elsewhere, []);
+    assert.deepEqual(errors.filter((e) => !/sw\.js|ServiceWorker|ERR_INTERNET_DISCONNECTED/.test(e)), []);
+  } finally {
+    await browser.context.setOffline(false);
+    served.stop();
+    await page.close();
+    await rm(work, { recursive: true, force: true });
+  }
+  assert.match(printed, /a first visit downloads [\d.]+ MB \([\d.]+ MB where the server sends the \.gz copies/);
+});
+
+test("a link opens an index of the same site by its path, and refuses one elsewhere", async () => {
+  const { page, errors } = await openApp();
+  await page.goto(`${server.url}?index=snapshots/multihop.quire`);
+  await waitReady(page);
+  assert.match(await page.textContent("#stats-line"), /^400 documents/);
+  await page.goto(`${server.url}?index=https://elsewhere.example/notes.quire`);
+  await waitReady(page);
+  assert.match(await page.textContent("#notice"), /opens only an index of its own site/);
+  assert.match(await page.textContent("#stats-line"), /^6 documents/);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test("the evaluation view measures retrievers on the bundled SciFact subset, with the figures quire eval gives", async () => {

@@ -22,6 +22,10 @@ use super::{CANCELLED, rate, send_progress, with_engine};
 const TEXTS_PER_SLICE: usize = 2;
 /// Fewer texts than this are embedded here: starting the pool (a model per worker) would cost more.
 const POOL_THRESHOLD: usize = 96;
+/// Files of at least this many bytes in all start the pool before they are parsed, so that its workers load
+/// their models while the engine worker parses: a folder this large holds far more than [`POOL_THRESHOLD`]
+/// texts (a kilobyte of HTML is a few dozen words), and a pool started for a smaller one waits for the next.
+const POOL_EARLY_BYTES: usize = 1 << 20;
 /// How long parsing runs before the worker yields to read its messages.
 const PARSE_SLICE_MS: f64 = 50.0;
 /// An update's texts, when they go to the pool, are embedded in this many rounds; after each but the last,
@@ -56,6 +60,11 @@ pub(super) fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
 /// it was.
 pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, String> {
     let current = with_engine(|engine| engine.index.clone())?;
+    if files.iter().map(|file| file.bytes.len()).sum::<usize>() >= POOL_EARLY_BYTES {
+        with_engine(|engine| {
+            engine.pool.get_or_insert_with(Pool::for_this_device);
+        })?;
+    }
     let base = Base::Update { current: current.as_deref(), removed: &removed };
     let files = files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)));
     let outcome = run_pipeline_previewed(base, files, true).await;

@@ -1,0 +1,278 @@
+//! `quire site`: a user's corpus as a static site. The app's build (`--app`, `dist/` by default), the
+//! corpus's prebuilt index as the one the page opens, the site's title and sample questions, a service
+//! worker that keeps all of it for offline use, and every file also precompressed (`.gz`, `.br`) for
+//! servers that serve those as they are. Visitors embed nothing but their questions.
+//!
+//! The site is written into a folder beside the target and moved into place whole: a failed run leaves
+//! the previous site, or nothing, never half of one.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use quire::embed::TextEmbedder;
+use quire::store::pipeline::Base;
+use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
+use quire::store::{IndexSettings, IndexedCorpus, Vectors};
+
+use super::{CliResult, indexing, load_embedder, load_snapshot};
+
+/// The service worker's source, with the placeholders `scripts/finish_build.py` fills in a build.
+const SERVICE_WORKER_TEMPLATE: &str = include_str!("../../www/sw.js");
+const SERVICE_WORKER: &str = "sw.js";
+/// Where the site's own corpus lies inside it.
+const SNAPSHOT: &str = "corpus/index.quire";
+const QUESTIONS: &str = "corpus/questions.json";
+/// Brotli's quality: 9 compresses the 30 MB module in seconds; 11 takes minutes for 2 % less.
+const BROTLI_QUALITY: u32 = 9;
+
+#[derive(clap::Args)]
+pub struct SiteArgs {
+    /// Files and folders to index into the site (or `--snapshot`).
+    #[arg(required_unless_present = "snapshot")]
+    paths: Vec<PathBuf>,
+    /// An index `quire index` wrote, published as it is.
+    #[arg(long, conflicts_with = "paths")]
+    snapshot: Option<PathBuf>,
+    /// The folder to write (replaced whole if it holds a site `quire site` wrote).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The site's title, shown in the page and its tab.
+    #[arg(long)]
+    title: Option<String>,
+    /// Sample questions: a JSON list (strings, or {"text", "note"}), or one question per line.
+    #[arg(long)]
+    questions: Option<PathBuf>,
+    /// The app's build to publish (`trunk build --release` writes it to dist/).
+    #[arg(long, default_value = "dist")]
+    app: PathBuf,
+}
+
+pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
+    let app_published = read_app(&args.app)?;
+    let questions = args.questions.as_deref().map(read_questions).transpose()?;
+    check_target(&args.output)?;
+    let embedder = load_embedder(model)?;
+    let index = match &args.snapshot {
+        Some(path) => load_snapshot(path)?,
+        None => {
+            let base =
+                Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
+            indexing::run_pipeline(&embedder, base, &args.paths)?.index.ok_or("no document could be indexed")?
+        }
+    };
+    let source = args.snapshot.as_ref().map_or_else(|| "the index".to_string(), |p| p.display().to_string());
+    index.check_model(embedder.identity()).map_err(|e| format!("{source}: {e}"))?;
+
+    let staging = sibling(&args.output, "partial");
+    remove_if_present(&staging)?;
+    let written = write_site(&staging, &args, &app_published, &index, questions.as_deref());
+    let files = match written {
+        Ok(files) => files,
+        Err(failure) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(failure);
+        }
+    };
+    replace(&staging, &args.output)?;
+    print_first_visit(&args.output, &files);
+    Ok(())
+}
+
+/// The app's build at `app`, and the corpora it publishes (left out of the site, which publishes its own).
+fn read_app(app: &Path) -> Result<Published, String> {
+    let not_a_build = |what: &str| {
+        format!(
+            "{}: not a build of the app ({what}): run `trunk build --release` first, or name the build with --app",
+            app.display()
+        )
+    };
+    if !app.join("index.html").is_file() {
+        return Err(not_a_build("no index.html"));
+    }
+    let listed = std::fs::read(app.join(MANIFEST)).map_err(|_| not_a_build(&format!("no {MANIFEST}")))?;
+    Published::from_json(&listed).map_err(|e| format!("{}: {e}", app.display()))
+}
+
+fn read_questions(path: &Path) -> Result<Vec<SampleQuestion>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    published::parse_questions(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Refuses to replace a folder that holds anything but a site (a user's documents, say).
+fn check_target(output: &Path) -> CliResult {
+    let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
+    if output.exists()
+        && !(output.join(MANIFEST).is_file() && output.join(SERVICE_WORKER).is_file())
+        && !is_empty(output)
+    {
+        return Err(format!("{}: exists and is not a site `quire site` wrote; name another folder", output.display()));
+    }
+    Ok(())
+}
+
+/// `output` with `.{suffix}` added to its name.
+fn sibling(output: &Path, suffix: &str) -> PathBuf {
+    let mut name = output.file_name().unwrap_or(output.as_os_str()).to_os_string();
+    name.push(format!(".{suffix}"));
+    output.with_file_name(name)
+}
+
+fn remove_if_present(dir: &Path) -> CliResult {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("{}: {e}", dir.display())),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the whole site into `dir`; the files a first visit downloads (every file but the precompressed
+/// copies and the service worker), as paths inside it.
+fn write_site(
+    dir: &Path,
+    args: &SiteArgs,
+    app_published: &Published,
+    index: &IndexedCorpus,
+    questions: Option<&[SampleQuestion]>,
+) -> Result<Vec<String>, String> {
+    let left_out: HashSet<&str> = app_published
+        .corpora
+        .iter()
+        .flat_map(|corpus| std::iter::once(&corpus.snapshot).chain(&corpus.questions))
+        .map(String::as_str)
+        .chain([MANIFEST, SERVICE_WORKER])
+        .collect();
+    let mut files = Vec::new();
+    copy_app(&args.app, dir, &left_out, &mut files)?;
+
+    let snapshot = index.to_snapshot().map_err(|e| e.to_string())?;
+    write(dir, SNAPSHOT, &snapshot, &mut files)?;
+    if let Some(questions) = questions {
+        write(dir, QUESTIONS, &serde_json::to_vec_pretty(questions).map_err(|e| e.to_string())?, &mut files)?;
+    }
+    let folder_name =
+        || args.output.file_name().map_or_else(|| "Documents".into(), |n| n.to_string_lossy().into_owned());
+    let title = args.title.clone().unwrap_or_else(folder_name);
+    let site = Published {
+        title: args.title.clone(),
+        corpora: vec![PublishedCorpus {
+            key: "site".into(),
+            title,
+            snapshot: SNAPSHOT.into(),
+            questions: questions.map(|_| QUESTIONS.into()),
+        }],
+    };
+    write(dir, MANIFEST, &serde_json::to_vec_pretty(&site).map_err(|e| e.to_string())?, &mut files)?;
+    files.sort();
+    write_service_worker(dir, &files)?;
+    for file in files.iter().map(String::as_str).chain([SERVICE_WORKER]) {
+        precompress(dir, file)?;
+    }
+    Ok(files)
+}
+
+/// Copies the app's files under `from` into `to`, except `left_out` and precompressed copies (written
+/// anew), naming each copied file in `files`.
+fn copy_app(from: &Path, to: &Path, left_out: &HashSet<&str>, files: &mut Vec<String>) -> CliResult {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(from).map_err(|e| e.to_string())?;
+        let name = relative.to_string_lossy().replace('\\', "/");
+        if left_out.contains(name.as_str()) || name.ends_with(".gz") || name.ends_with(".br") {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        write(to, &name, &bytes, files)?;
+    }
+    Ok(())
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<String>) -> CliResult {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    files.push(name.to_string());
+    Ok(())
+}
+
+/// The service worker with this site's files and a version drawn from their contents, as
+/// `scripts/finish_build.py` writes it into a build: a changed site is a new worker, which caches anew.
+fn write_service_worker(dir: &Path, files: &[String]) -> CliResult {
+    let mut version = blake3::Hasher::new();
+    for name in files {
+        let bytes = std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        version.update(name.as_bytes()).update(&[0]).update(blake3::hash(&bytes).as_bytes());
+    }
+    let version = version.finalize().to_hex();
+    let listed = serde_json::to_string(files).map_err(|e| e.to_string())?;
+    let worker = SERVICE_WORKER_TEMPLATE
+        .replace("\"__QUIRE_BUILD_VERSION__\"", &format!("\"{}\"", &version[..16]))
+        .replace("__QUIRE_BUILD_FILES__", &listed);
+    std::fs::write(dir.join(SERVICE_WORKER), worker).map_err(|e| format!("{SERVICE_WORKER}: {e}"))
+}
+
+/// `name.gz` and `name.br` beside `name`, each only where it is smaller than the file.
+fn precompress(dir: &Path, name: &str) -> CliResult {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&bytes).map_err(failed)?;
+    let gzip = gzip.finish().map_err(failed)?;
+    let mut brotli = Vec::new();
+    {
+        let mut writer = brotli::CompressorWriter::new(&mut brotli, 1 << 16, BROTLI_QUALITY, 22);
+        writer.write_all(&bytes).map_err(failed)?;
+    }
+    for (compressed, extension) in [(gzip, "gz"), (brotli, "br")] {
+        if compressed.len() < bytes.len() {
+            let copy = sibling(&path, extension);
+            std::fs::write(&copy, compressed).map_err(|e| format!("{}: {e}", copy.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Puts `staging` where `output` was: the old site moves aside first and goes only once the new one is
+/// in place.
+fn replace(staging: &Path, output: &Path) -> CliResult {
+    let old = sibling(output, "old");
+    remove_if_present(&old)?;
+    let had_one = output.exists();
+    if had_one {
+        std::fs::rename(output, &old).map_err(|e| format!("{}: {e}", output.display()))?;
+    }
+    if let Err(e) = std::fs::rename(staging, output) {
+        if had_one {
+            let _ = std::fs::rename(&old, output);
+        }
+        return Err(format!("{}: {e}", output.display()));
+    }
+    remove_if_present(&old)
+}
+
+/// What a first visit downloads: the service worker fetches every file of the site at install.
+fn print_first_visit(output: &Path, files: &[String]) {
+    let size = |name: &str| std::fs::metadata(output.join(name)).map(|m| m.len()).ok();
+    let (mut raw, mut gzip, mut brotli) = (0u64, 0u64, 0u64);
+    for name in files.iter().map(String::as_str).chain([SERVICE_WORKER]) {
+        let whole = size(name).unwrap_or(0);
+        raw += whole;
+        gzip += size(&format!("{name}.gz")).unwrap_or(whole);
+        brotli += size(&format!("{name}.br")).unwrap_or(whole);
+    }
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    println!(
+        "wrote {}: {} files; a first visit downloads {:.1} MB ({:.1} MB where the server sends the .gz copies, {:.1} MB the .br)",
+        output.display(),
+        files.len() + 1,
+        mb(raw),
+        mb(gzip),
+        mb(brotli)
+    );
+    println!("serve it from any static server, e.g. python3 -m http.server -d {} -b 127.0.0.1", output.display());
+}

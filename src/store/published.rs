@@ -1,0 +1,160 @@
+//! What a static build of the app publishes: its title and the prebuilt corpora it offers (the first is the
+//! one it opens), each a snapshot with its sample questions, listed in [`MANIFEST`] at the build's root.
+//! `scripts/build_demos.sh` lists the demos in every build; `quire site` lists a user's own corpus instead.
+//! The page reads the list; nothing here touches a file system or the network.
+
+use serde::{Deserialize, Serialize};
+
+/// The list's file name, at the root of the build.
+pub const MANIFEST: &str = "corpora.json";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Published {
+    /// The site's title (a `quire site --title`); the app's own name when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub corpora: Vec<PublishedCorpus>,
+}
+
+/// A prebuilt corpus: its snapshot and sample questions, as paths inside the build.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishedCorpus {
+    /// A short name for links and tests (`data-demo`).
+    pub key: String,
+    pub title: String,
+    pub snapshot: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub questions: Option<String>,
+}
+
+/// A question to try on a corpus, with what a good answer draws on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleQuestion {
+    pub text: String,
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Published {
+    /// The list as a build holds it; refused when it offers no corpus or names a file outside the build.
+    pub fn from_json(bytes: &[u8]) -> Result<Published, String> {
+        let published: Published = serde_json::from_slice(bytes).map_err(|e| format!("{MANIFEST}: {e}"))?;
+        if published.corpora.is_empty() {
+            return Err(format!("{MANIFEST} lists no corpus"));
+        }
+        for corpus in &published.corpora {
+            for path in std::iter::once(&corpus.snapshot).chain(&corpus.questions) {
+                if inside_the_build(path).is_none() {
+                    return Err(format!("{MANIFEST}: {path:?} is not a path inside the build"));
+                }
+            }
+        }
+        Ok(published)
+    }
+}
+
+/// `path` when it names a file of this build, relative to the page: no scheme, host, parent folder or
+/// query. The page fetches only these, so a link's `?index=` cannot make it read another origin's file
+/// (the Content-Security-Policy would refuse that too; this says why in words).
+pub fn inside_the_build(path: &str) -> Option<&str> {
+    let path = path.strip_prefix("./").unwrap_or(path);
+    let refused = path.is_empty()
+        || path.starts_with('/')
+        || path.contains(['\\', ':', '?', '#'])
+        || path.split('/').any(|part| part.is_empty() || part == "." || part == "..");
+    (!refused).then_some(path)
+}
+
+/// Sample questions from a file a user wrote: a JSON list (of strings, or of `{"text", "note"}`), or plain
+/// text with a question on each line. Refused when it holds none.
+pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Text(String),
+        Question(SampleQuestion),
+    }
+    let questions: Vec<SampleQuestion> = if text.trim_start().starts_with('[') {
+        let entries: Vec<Entry> =
+            serde_json::from_str(text).map_err(|e| format!("not a JSON list of questions: {e}"))?;
+        entries
+            .into_iter()
+            .map(|entry| match entry {
+                Entry::Text(text) => SampleQuestion { text, note: String::new() },
+                Entry::Question(question) => question,
+            })
+            .collect()
+    } else {
+        text.lines().map(|line| SampleQuestion { text: line.to_string(), note: String::new() }).collect()
+    };
+    let questions: Vec<SampleQuestion> = questions
+        .into_iter()
+        .map(|q| SampleQuestion { text: q.text.trim().to_string(), note: q.note.trim().to_string() })
+        .filter(|q| !q.text.is_empty())
+        .collect();
+    if questions.is_empty() {
+        return Err("it holds no question".into());
+    }
+    Ok(questions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_inside_the_build_are_fetched() {
+        for fine in ["corpus/index.quire", "./notes.quire", "snapshots/planets-questions.json"] {
+            assert!(inside_the_build(fine).is_some(), "{fine}");
+        }
+        for refused in [
+            "",
+            "/etc/passwd",
+            "//evil.example/x.quire",
+            "https://evil.example/x.quire",
+            "javascript:alert(1)",
+            "../x.quire",
+            "a/../../x.quire",
+            "a//b.quire",
+            "a\\b.quire",
+            "x.quire?y=1",
+            "data:application/octet-stream,abc",
+        ] {
+            assert!(inside_the_build(refused).is_none(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_demos_list_as_the_build_writes_it_is_read() {
+        let listed = br#"{"corpora": [{"key": "planets", "title": "Planets", "snapshot": "snapshots/planets.quire",
+            "questions": "snapshots/planets-questions.json"}]}"#;
+        let published = Published::from_json(listed).unwrap();
+        assert_eq!(published.title, None);
+        assert_eq!(published.corpora[0].questions.as_deref(), Some("snapshots/planets-questions.json"));
+        let written = serde_json::to_vec(&published).unwrap();
+        assert_eq!(Published::from_json(&written).unwrap(), published);
+    }
+
+    #[test]
+    fn a_list_without_corpora_or_reaching_outside_is_refused() {
+        assert!(Published::from_json(br#"{"corpora": []}"#).unwrap_err().contains("no corpus"));
+        let outside = br#"{"corpora": [{"key": "x", "title": "X", "snapshot": "https://elsewhere.example/x.quire"}]}"#;
+        assert!(Published::from_json(outside).unwrap_err().contains("not a path inside the build"));
+        assert!(Published::from_json(b"{").is_err());
+    }
+
+    #[test]
+    fn questions_are_read_from_json_lists_and_from_lines() {
+        let lines = parse_questions("What is a crate?\n\n  How do I publish one?  \n").unwrap();
+        assert_eq!(
+            lines.iter().map(|q| q.text.as_str()).collect::<Vec<_>>(),
+            ["What is a crate?", "How do I publish one?"]
+        );
+        let strings = parse_questions(r#"["What is a crate?"]"#).unwrap();
+        assert_eq!(strings[0].text, "What is a crate?");
+        let objects = parse_questions(r#"[{"text": "Why borrow?", "note": "chapter 4"}]"#).unwrap();
+        assert_eq!(objects[0], SampleQuestion { text: "Why borrow?".into(), note: "chapter 4".into() });
+        assert!(parse_questions("\n  \n").unwrap_err().contains("no question"));
+        assert!(parse_questions("[1, 2]").unwrap_err().contains("not a JSON list"));
+    }
+}
