@@ -331,25 +331,39 @@ fn site_publishes_an_index_with_the_app_and_replaces_only_a_site() {
     assert!(!site.join("corpus/questions.json").exists(), "the old site's questions outlived it");
     assert!(!dir.path().join("site.partial").exists() && !dir.path().join("site.old").exists());
 
+    // Publishing the kept index again into the site, with more arguments.
+    let republish = |more: &[&str]| {
+        quire(
+            &[["site", "--snapshot", kept.to_str().unwrap(), "-o", site_arg, "--app", app_arg].as_slice(), more]
+                .concat(),
+        )
+    };
+
     // A folder that is not a site is never replaced; a bad questions file and a missing build are named.
     let out = quire(&["site", "--snapshot", kept.to_str().unwrap(), "-o", docs.to_str().unwrap(), "--app", app_arg]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("exists and is not a site"), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_dir(&docs).unwrap().count(), common::demo_files().len());
     std::fs::write(&questions, "\n \n").unwrap();
-    let out = quire(&[
-        "site",
-        "--snapshot",
-        kept.to_str().unwrap(),
-        "-o",
-        site_arg,
-        "--app",
-        app_arg,
-        "--questions",
-        questions.to_str().unwrap(),
-    ]);
+    let out = republish(&["--questions", questions.to_str().unwrap()]);
     assert!(text(&out.stderr).contains("questions.txt: it holds no question"), "{}", text(&out.stderr));
     let out = quire(&["site", "--snapshot", kept.to_str().unwrap(), "-o", site_arg, "--app", docs.to_str().unwrap()]);
     assert!(text(&out.stderr).contains("not a build of the app (no index.html)"), "{}", text(&out.stderr));
     assert!(site.join("corpus/index.quire").exists(), "a failed run left the site as it was");
+
+    // A lesson is published with a printable handout; a bad step is named and nothing is written.
+    let lesson = dir.path().join("lesson.yaml");
+    let steps = "title: The Moon\nsteps:\n  - question: Who walked on the Moon first?\n    compare: [dense, bm25]\n";
+    std::fs::write(&lesson, steps).unwrap();
+    let out = republish(&["--lesson", lesson.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed: serde_json::Value = serde_json::from_slice(&std::fs::read(site.join("corpora.json")).unwrap()).unwrap();
+    assert_eq!(listed["corpora"][0]["lesson"], "corpus/lesson.json");
+    let handout = std::fs::read_to_string(site.join("handout.html")).unwrap();
+    assert!(handout.contains("Step 1: Who walked on the Moon first?") && handout.contains("<svg "), "{handout}");
+    assert!(handout.contains("Apollo 11"), "the step's results are in the handout: {handout}");
+    std::fs::write(&lesson, steps.replace("[dense, bm25]", "[dense, telepathy]")).unwrap();
+    let out = republish(&["--lesson", lesson.to_str().unwrap()]);
+    assert!(text(&out.stderr).contains("lesson.yaml: step 1: unknown retriever `telepathy`"), "{}", text(&out.stderr));
+    assert!(site.join("handout.html").exists(), "a refused lesson left the site as it was");
 }

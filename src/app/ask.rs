@@ -7,6 +7,7 @@ use leptos::task::spawn_local;
 use super::chat::{ChatView, Conversation};
 use super::controls::{MethodChoice, MethodControls, SampleQuestions};
 use super::engine;
+use super::lesson::LessonPanel;
 use super::results::{Results, Search};
 use super::session::IndexSession;
 use super::settings::LlmSettings;
@@ -83,6 +84,7 @@ pub fn AskPanel(
                     title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
             </form>
             <ChatView conversation=conversation open_outline=open_outline />
+            <LessonPanel lesson=session.lesson choice=choice search=search run_query=run_query />
             <SampleQuestions samples=search.samples query_text=query_text run_query=run_query />
             <MethodControls choice=choice />
             <Results search=search open_outline=open_outline />

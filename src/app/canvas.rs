@@ -18,14 +18,7 @@ fn centre((x, y, w, h): ViewBox) -> (f64, f64) {
     (x + w / 2.0, y + h / 2.0)
 }
 
-/// `label` cut to `chars` characters, with an ellipsis where it was cut.
-pub fn short(label: &str, chars: usize) -> String {
-    if label.chars().count() <= chars {
-        return label.to_string();
-    }
-    let kept: String = label.chars().take(chars.saturating_sub(1)).collect();
-    format!("{kept}…")
-}
+pub use crate::retrieve::trace::layout::short;
 
 /// The drawing `children`, `width` × `height` units, in an `<svg id=id>` with zoom buttons above it.
 /// `view_box` is the caller's, so it can tell how far the user zoomed in.

@@ -75,6 +75,15 @@ impl MethodChoice {
         }
     }
 
+    /// Sets the controls to compare `retrievers` fused by `fusion` (a lesson's step).
+    pub fn compare(self, retrievers: Vec<Retriever>, fusion: Fusion) {
+        self.retrievers.set(retrievers);
+        self.fusion.set(match fusion {
+            Fusion::Rrf => FusionChoice::Rrf,
+            Fusion::Zsum => FusionChoice::Zsum,
+        });
+    }
+
     /// The engine method the controls describe: one retriever alone, or the chosen ones fused; `None` when
     /// no retriever is chosen.
     pub fn method(self) -> Option<MethodSpec> {

@@ -1,23 +1,33 @@
 //! The prebuilt corpora this build publishes (`corpora.json`, `store::published`): the demos in the app's
 //! own build, a user's corpus in a site `quire site` wrote; and an index that the page's link names
-//! (`?index=path/to/file.quire`, a file of the same site). Fetching them; opening is the session's.
+//! (`?index=path/to/file.quire`, a file of the same site). Fetching them, with their sample questions and
+//! lessons; opening is the session's.
 
 use crate::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 
 use super::browser;
+use crate::retrieve::lesson::Lesson;
 
 /// The corpora this build publishes, and its title.
 pub async fn fetch_published() -> Result<Published, String> {
     Published::from_json(&browser::fetch_bytes(MANIFEST).await?)
 }
 
-/// `corpus`'s snapshot and its sample questions (none when it lists none).
-pub async fn fetch(corpus: &PublishedCorpus) -> Result<(Vec<u8>, Vec<SampleQuestion>), String> {
+/// `corpus`'s snapshot, its sample questions (none when it lists none) and its lesson, if any.
+pub async fn fetch(corpus: &PublishedCorpus) -> Result<(Vec<u8>, Vec<SampleQuestion>, Option<Lesson>), String> {
     let snapshot = browser::fetch_bytes(&corpus.snapshot).await?;
-    let Some(url) = &corpus.questions else { return Ok((snapshot, Vec::new())) };
-    let questions = browser::fetch_bytes(url).await?;
-    let questions = serde_json::from_slice(&questions).map_err(|e| format!("{url}: {e}"))?;
-    Ok((snapshot, questions))
+    let questions = match &corpus.questions {
+        Some(url) => serde_json::from_slice(&browser::fetch_bytes(url).await?).map_err(|e| format!("{url}: {e}"))?,
+        None => Vec::new(),
+    };
+    let lesson = match &corpus.lesson {
+        Some(url) => {
+            let text = String::from_utf8_lossy(&browser::fetch_bytes(url).await?).into_owned();
+            Some(Lesson::parse(&text).map_err(|e| format!("{url}: {e}"))?)
+        }
+        None => None,
+    };
+    Ok((snapshot, questions, lesson))
 }
 
 /// The index the page's address names (`?index=`), as a corpus to open; an error when it names a file
@@ -25,9 +35,13 @@ pub async fn fetch(corpus: &PublishedCorpus) -> Result<(Vec<u8>, Vec<SampleQuest
 pub fn linked_index() -> Option<Result<PublishedCorpus, String>> {
     let asked = browser::query_parameter("index")?;
     Some(match published::inside_the_build(&asked) {
-        Some(path) => {
-            Ok(PublishedCorpus { key: "linked".into(), title: path.into(), snapshot: path.into(), questions: None })
-        }
+        Some(path) => Ok(PublishedCorpus {
+            key: "linked".into(),
+            title: path.into(),
+            snapshot: path.into(),
+            questions: None,
+            lesson: None,
+        }),
         None => Err(format!(
             "?index={asked}: the page opens only an index of its own site, named by a path such as corpus/notes.quire"
         )),

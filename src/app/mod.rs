@@ -18,6 +18,7 @@ mod corpus_graph;
 mod documents;
 mod engine;
 mod evaluation;
+mod lesson;
 mod llm;
 mod model;
 mod phase;

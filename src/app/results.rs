@@ -28,6 +28,8 @@ pub struct Search {
     /// Files that were still being indexed when the shown results were asked for: the index as it was
     /// answered, or once they were parsed, the index being built (`Answer::documents_waiting`).
     pub still_indexing: RwSignal<usize>,
+    /// Whether the teaching view is shown open (a lesson's step opens it).
+    pub teaching_open: RwSignal<bool>,
 }
 
 impl Search {
@@ -39,6 +41,7 @@ impl Search {
             answered: RwSignal::new(String::new()),
             outline: RwSignal::new(None),
             still_indexing: RwSignal::new(0),
+            teaching_open: RwSignal::new(false),
         }
     }
 
@@ -78,7 +81,7 @@ impl Search {
 
 #[component]
 pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
-    let Search { answer, answered, still_indexing, .. } = search;
+    let Search { answer, answered, still_indexing, teaching_open, .. } = search;
     let rows = move || answer.get().map(|a| a.rows).unwrap_or_default();
     let while_indexing = move || {
         let (waiting, listed) =
@@ -119,7 +122,7 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             })
         }}
         {move || answer.get().map(|a| view! {
-            <details id="teaching-view">
+            <details id="teaching-view" prop:open=move || teaching_open.get()>
                 <summary>"Watch how these were found, step by step (teaching view)"</summary>
                 <teaching::TeachingView graph=a.graph />
             </details>

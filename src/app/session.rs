@@ -14,6 +14,7 @@ use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress};
 use super::results::Search;
 use super::{browser, storage};
 use crate::corpus::ReportLine;
+use crate::retrieve::lesson::Lesson;
 use crate::store::CorpusSummary;
 use crate::store::published::{PublishedCorpus, SampleQuestion};
 
@@ -36,6 +37,8 @@ pub struct IndexSession {
     /// The published or linked corpus shown, or last shown: a restarted engine opens it again unless the
     /// index is saved.
     pub corpus: RwSignal<Option<PublishedCorpus>>,
+    /// The lesson published with the corpus shown, if any.
+    pub lesson: RwSignal<Option<Lesson>>,
     /// Problems that leave the index as it was (a refused import, a failed save): reported, not a failed state.
     pub notice: RwSignal<Option<String>>,
     /// Whether the index shown is the one saved in this browser, and what the browser stores.
@@ -62,6 +65,7 @@ impl IndexSession {
             published: RwSignal::new(Vec::new()),
             title: RwSignal::new(None),
             corpus: RwSignal::new(None),
+            lesson: RwSignal::new(None),
             notice: RwSignal::new(None),
             saved: RwSignal::new(false),
             restored: RwSignal::new(false),
@@ -260,6 +264,7 @@ impl IndexSession {
     /// `from_storage`: it is the index saved in this browser.
     fn show_new_index(self, state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool) {
         self.show(state);
+        self.lesson.set(None);
         self.search.new_index(questions);
         self.last_outcome.set(None);
         self.saved.set(from_storage);
@@ -270,13 +275,16 @@ impl IndexSession {
     pub async fn open_corpus(self, chosen: PublishedCorpus) {
         self.phase.set(Phase::OpeningPublished);
         let opened = match corpora::fetch(&chosen).await {
-            Ok((snapshot, questions)) => engine::open(&chosen.snapshot, snapshot).await.map(|state| (state, questions)),
+            Ok((snapshot, questions, lesson)) => {
+                engine::open(&chosen.snapshot, snapshot).await.map(|state| (state, questions, lesson))
+            }
             Err(reason) => Err(Failure::Refused(reason)),
         };
         match opened {
-            Ok((state, questions)) => {
+            Ok((state, questions, lesson)) => {
                 self.corpus.set(Some(chosen));
                 self.show_new_index(state, questions, false);
+                self.lesson.set(lesson);
                 self.phase.set(Phase::Ready);
             }
             Err(failure) => self.phase.set(Phase::Failed(failure.to_string())),

@@ -3,92 +3,19 @@
 //! each retriever's seeds, its expansions, its results, the fusion, the final context. Play, pause and step;
 //! pan and zoom (`canvas.rs`), click a node to see what it is. One lane per retriever.
 //!
-//! Only layout and drawing live here: the graph itself is the engine's (`Trace::graph`).
+//! Only drawing lives here: the graph and its layout are the engine's (`Trace::graph`, `TraceGraph::layout`).
 
 use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::canvas::{Canvas, short};
-use crate::retrieve::trace::{EdgeRole, GraphNode, NodeKind, Stage, TraceGraph};
+use super::canvas::Canvas;
+use crate::retrieve::trace::layout::{column, short};
+use crate::retrieve::trace::{GraphNode, NodeKind, Stage, TraceGraph};
 
-const COLUMN_WIDTH: f64 = 250.0;
-const ROW_HEIGHT: f64 = 28.0;
-const LANE_GAP: f64 = 24.0;
-const MARGIN: f64 = 30.0;
 /// Characters of a node's label drawn beside it; the whole label shows when the node is selected.
 const LABEL_CHARS: usize = 28;
 const PLAY_STEP: Duration = Duration::from_millis(1200);
-
-/// Where each node is drawn, and the drawing's size.
-struct Layout {
-    positions: Vec<(f64, f64)>,
-    /// Each lane's name and the y of its band's top.
-    lanes: Vec<(String, f64)>,
-    width: f64,
-    height: f64,
-}
-
-fn column(stage: Stage) -> f64 {
-    MARGIN + Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0) as f64 * COLUMN_WIDTH
-}
-
-/// Lanes are bands stacked top to bottom, as tall as their fullest stage; the question sits in the middle of
-/// the first column, the fusion and the final context are centred in theirs.
-fn lay_out(graph: &TraceGraph) -> Layout {
-    let rows_in =
-        |lane: usize, stage: Stage| graph.nodes.iter().filter(|n| n.lane == Some(lane) && n.stage == stage).count();
-    let mut lanes = Vec::new();
-    let mut top = MARGIN;
-    for (lane, name) in graph.lanes.iter().enumerate() {
-        lanes.push((name.clone(), top));
-        let rows =
-            [Stage::Seeds, Stage::Expansions, Stage::Results].iter().map(|&s| rows_in(lane, s)).max().unwrap_or(0);
-        top += rows.max(1) as f64 * ROW_HEIGHT + LANE_GAP;
-    }
-    let shared_rows = |stage: Stage| graph.nodes.iter().filter(|n| n.lane.is_none() && n.stage == stage).count();
-    let height = top.max(
-        MARGIN * 2.0
-            + [Stage::Fusion, Stage::Context].map(shared_rows).into_iter().max().unwrap_or(1) as f64 * ROW_HEIGHT,
-    );
-    let mut next_row = std::collections::HashMap::new();
-    let positions = graph
-        .nodes
-        .iter()
-        .map(|node| {
-            let row = next_row.entry((node.lane, node.stage)).or_insert(0usize);
-            let y = match node.lane {
-                Some(lane) => lanes[lane].1 + ROW_HEIGHT / 2.0 + *row as f64 * ROW_HEIGHT,
-                None => {
-                    let count = shared_rows(node.stage) as f64;
-                    height / 2.0 + (*row as f64 - (count - 1.0) / 2.0) * ROW_HEIGHT
-                }
-            };
-            *row += 1;
-            (column(node.stage), y)
-        })
-        .collect();
-    Layout { positions, lanes, width: column(Stage::Context) + COLUMN_WIDTH, height }
-}
-
-fn node_class(node: &GraphNode) -> &'static str {
-    match node.kind {
-        None => "node query",
-        Some(NodeKind::Chunk) => "node chunk",
-        Some(NodeKind::Section) => "node section",
-        Some(NodeKind::Page | NodeKind::Entity | NodeKind::Relation) => "node entity",
-        Some(NodeKind::Community) => "node community",
-    }
-}
-
-fn edge_class(kind: EdgeRole) -> &'static str {
-    match kind {
-        EdgeRole::Structural => "edge structural",
-        EdgeRole::Semantic => "edge semantic",
-        EdgeRole::Retrieved => "edge retrieved",
-        EdgeRole::Fused => "edge fused",
-    }
-}
 
 fn kind_name(node: &GraphNode) -> &'static str {
     match node.kind {
@@ -104,7 +31,7 @@ fn kind_name(node: &GraphNode) -> &'static str {
 
 #[component]
 pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
-    let layout = lay_out(&graph);
+    let layout = graph.layout();
     let last = Stage::ALL.len() - 1;
     // The whole answer first; Play and the step buttons walk through it from the question on.
     let stage = RwSignal::new(last);
@@ -149,7 +76,7 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
             let ((x1, y1), (x2, y2)) = (positions[edge.from], positions[edge.to]);
             let shown = edge.stage;
             view! {
-                <line class=edge_class(edge.kind) class:hidden=move || stage_of(stage.get()) < shown
+                <line class=edge.kind.css_class() class:hidden=move || stage_of(stage.get()) < shown
                     data-stage=format!("{shown:?}").to_lowercase()
                     x1=x1.to_string() y1=y1.to_string() x2=x2.to_string() y2=y2.to_string() />
             }
@@ -163,7 +90,7 @@ pub fn TeachingView(graph: TraceGraph) -> impl IntoView {
             let (x, y) = positions[index];
             let shown = node.stage;
             view! {
-                <g class=node_class(node) class:hidden=move || stage_of(stage.get()) < shown
+                <g class=node.css_class() class:hidden=move || stage_of(stage.get()) < shown
                     class:selected=move || selected.get() == Some(index)
                     data-stage=format!("{shown:?}").to_lowercase()
                     transform=format!("translate({x} {y})")

@@ -3,6 +3,7 @@
 
 mod ask;
 mod eval;
+mod handout;
 mod indexing;
 mod isolation;
 mod site;

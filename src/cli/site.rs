@@ -10,12 +10,20 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use quire::embed::TextEmbedder;
+use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::retrieve::lesson::Lesson;
 use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::{CliResult, indexing, load_embedder, load_snapshot};
+use super::{CliResult, handout, indexing, load_embedder, load_snapshot};
+
+/// What a site holds besides the app and the index.
+struct Extras<'a> {
+    questions: Option<&'a [SampleQuestion]>,
+    lesson: Option<&'a Lesson>,
+    embedder: &'a MiniLmEmbedder,
+}
 
 /// The service worker's source, with the placeholders `scripts/finish_build.py` fills in a build.
 const SERVICE_WORKER_TEMPLATE: &str = include_str!("../../www/sw.js");
@@ -23,6 +31,9 @@ const SERVICE_WORKER: &str = "sw.js";
 /// Where the site's own corpus lies inside it.
 const SNAPSHOT: &str = "corpus/index.quire";
 const QUESTIONS: &str = "corpus/questions.json";
+const LESSON: &str = "corpus/lesson.json";
+/// The lesson's printable page, at the site's root.
+const HANDOUT: &str = "handout.html";
 /// Brotli's quality: 9 compresses the 30 MB module in seconds; 11 takes minutes for 2 % less.
 const BROTLI_QUALITY: u32 = 9;
 
@@ -43,6 +54,10 @@ pub struct SiteArgs {
     /// Sample questions: a JSON list (strings, or {"text", "note"}), or one question per line.
     #[arg(long)]
     questions: Option<PathBuf>,
+    /// A lesson (JSON or YAML: a title and steps, each a question, the retrievers to compare and a note):
+    /// the site walks through it, and a printable handout.html shows each step's results and trace.
+    #[arg(long)]
+    lesson: Option<PathBuf>,
     /// The app's build to publish (`trunk build --release` writes it to dist/).
     #[arg(long, default_value = "dist")]
     app: PathBuf,
@@ -51,6 +66,7 @@ pub struct SiteArgs {
 pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
     let app_published = read_app(&args.app)?;
     let questions = args.questions.as_deref().map(read_questions).transpose()?;
+    let lesson = args.lesson.as_deref().map(read_lesson).transpose()?;
     check_target(&args.output)?;
     let embedder = load_embedder(model)?;
     let index = match &args.snapshot {
@@ -66,7 +82,8 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
 
     let staging = sibling(&args.output, "partial");
     remove_if_present(&staging)?;
-    let written = write_site(&staging, &args, &app_published, &index, questions.as_deref());
+    let extras = Extras { questions: questions.as_deref(), lesson: lesson.as_ref(), embedder: &embedder };
+    let written = write_site(&staging, &args, &app_published, &index, extras);
     let files = match written {
         Ok(files) => files,
         Err(failure) => {
@@ -92,6 +109,11 @@ fn read_app(app: &Path) -> Result<Published, String> {
     }
     let listed = std::fs::read(app.join(MANIFEST)).map_err(|_| not_a_build(&format!("no {MANIFEST}")))?;
     Published::from_json(&listed).map_err(|e| format!("{}: {e}", app.display()))
+}
+
+fn read_lesson(path: &Path) -> Result<Lesson, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Lesson::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn read_questions(path: &Path) -> Result<Vec<SampleQuestion>, String> {
@@ -132,12 +154,12 @@ fn write_site(
     args: &SiteArgs,
     app_published: &Published,
     index: &IndexedCorpus,
-    questions: Option<&[SampleQuestion]>,
+    Extras { questions, lesson, embedder }: Extras<'_>,
 ) -> Result<Vec<String>, String> {
     let left_out: HashSet<&str> = app_published
         .corpora
         .iter()
-        .flat_map(|corpus| std::iter::once(&corpus.snapshot).chain(&corpus.questions))
+        .flat_map(|corpus| std::iter::once(&corpus.snapshot).chain(&corpus.questions).chain(&corpus.lesson))
         .map(String::as_str)
         .chain([MANIFEST, SERVICE_WORKER])
         .collect();
@@ -149,6 +171,9 @@ fn write_site(
     if let Some(questions) = questions {
         write(dir, QUESTIONS, &serde_json::to_vec_pretty(questions).map_err(|e| e.to_string())?, &mut files)?;
     }
+    if let Some(lesson) = lesson {
+        write(dir, LESSON, &serde_json::to_vec_pretty(lesson).map_err(|e| e.to_string())?, &mut files)?;
+    }
     let folder_name =
         || args.output.file_name().map_or_else(|| "Documents".into(), |n| n.to_string_lossy().into_owned());
     let title = args.title.clone().unwrap_or_else(folder_name);
@@ -159,8 +184,13 @@ fn write_site(
             title,
             snapshot: SNAPSHOT.into(),
             questions: questions.map(|_| QUESTIONS.into()),
+            lesson: lesson.map(|_| LESSON.into()),
         }],
     };
+    if let Some(lesson) = lesson {
+        let handout = handout::write(lesson, &site.corpora[0].title, index, embedder)?;
+        write(dir, HANDOUT, handout.as_bytes(), &mut files)?;
+    }
     write(dir, MANIFEST, &serde_json::to_vec_pretty(&site).map_err(|e| e.to_string())?, &mut files)?;
     files.sort();
     write_service_worker(dir, &files)?;

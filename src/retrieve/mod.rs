@@ -15,6 +15,7 @@ pub mod fusion;
 mod grouping;
 mod hub;
 mod join;
+pub mod lesson;
 mod method;
 mod one_hop;
 mod page;

@@ -25,6 +25,9 @@ pub struct PublishedCorpus {
     pub snapshot: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub questions: Option<String>,
+    /// A lesson to walk through on it (`retrieve::lesson`), as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<String>,
 }
 
 /// A question to try on a corpus, with what a good answer draws on.
@@ -43,7 +46,7 @@ impl Published {
             return Err(format!("{MANIFEST} lists no corpus"));
         }
         for corpus in &published.corpora {
-            for path in std::iter::once(&corpus.snapshot).chain(&corpus.questions) {
+            for path in std::iter::once(&corpus.snapshot).chain(&corpus.questions).chain(&corpus.lesson) {
                 if inside_the_build(path).is_none() {
                     return Err(format!("{MANIFEST}: {path:?} is not a path inside the build"));
                 }

@@ -722,9 +722,16 @@ test("quire site publishes a folder as a static site that opens its index, answe
     await writeFile(join(docs, chapter), await readFile(join(nomicon, chapter)));
   }
   await writeFile(join(work, "questions.txt"), "Which types are not Send?\nWhat is a zero-sized type?\n");
+  await writeFile(join(work, "lesson.yaml"), [
+    "title: Send, Sync and sizes", "steps:",
+    "  - question: Which types are not Send?", "    compare: [dense, bm25]", "    note: Both find the chapter; BM25 by the word Send.",
+    "  - question: What does leaking memory mean?", "    compare: [bm25, dense, join]", "    fusion: rrf", ""].join("\n"));
   const site = join(work, "site");
   const printed = execFileSync(QUIRE, ["site", docs, "-o", site, "--title", "Unsafe Rust notes", "--questions", join(work, "questions.txt"),
-    "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    "--lesson", join(work, "lesson.yaml"), "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const handout = await readFile(join(site, "handout.html"), "utf8");
+  assert.equal(handout.match(/<svg /g)?.length, 2, "a drawing per step");
+  assert.match(handout, /<th>dense<\/th><th>bm25<\/th><th>fused \(zsum\)<\/th>/);
   const listing = await readdir(site, { recursive: true });
   for (const file of ["corpora.json", "corpus/index.quire", "corpus/questions.json", "sw.js", "index.html.gz", "index.html.br"]) {
     assert.ok(listing.includes(file), `${file} missing from ${listing}`);
@@ -745,6 +752,22 @@ test("quire site publishes a folder as a static site that opens its index, answe
     await page.click('#samples button.sample:text("Which types are not Send?")');
     await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "Which types are not Send?");
     assert.match(await page.textContent("#results .result .label"), /Send and Sync/);
+
+    // The lesson: Start runs its first step, the arrow keys move between steps, each with its columns.
+    await page.click("#lesson-next");
+    await page.waitForFunction(() => document.querySelector("#lesson-step")?.dataset.step === "1");
+    const headers = () => page.$$eval("#lesson-comparison th", (cells) => cells.map((c) => c.textContent));
+    await page.waitForFunction(() => document.querySelectorAll("#lesson-comparison th").length === 3);
+    assert.deepEqual(await headers(), ["dense", "bm25", "fused (zsum)"]);
+    assert.ok(await page.$eval("#teaching-view", (d) => d.open), "the teaching view opens with a step");
+    await page.locator("h1").click();
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "What does leaking memory mean?");
+    await page.waitForFunction(() => document.querySelectorAll("#lesson-comparison th").length === 4);
+    assert.deepEqual(await headers(), ["bm25", "dense", "join", "fused (rrf:bm25+dense+join)"]);
+    assert.match(await page.textContent("#lesson-comparison tbody"), /Leaking › /);
+    await page.keyboard.press("ArrowLeft");
+    await page.waitForFunction(() => document.querySelector("#lesson-step")?.dataset.step === "1");
 
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
     await browser.context.setOffline(true);

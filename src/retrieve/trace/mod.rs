@@ -5,6 +5,7 @@
 //! view steps through.
 
 pub mod graph;
+pub mod layout;
 
 pub use graph::{EdgeRole, GraphEdge, GraphNode, Stage, TraceGraph};
 

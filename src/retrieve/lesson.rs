@@ -1,0 +1,164 @@
+//! A lesson for a class: steps to walk through, each a question, the retrievers to compare on it (run side
+//! by side and fused, so the teaching view draws one lane per retriever) and a note for the class. Read from
+//! the file a teacher writes (JSON, or the same in YAML) and checked here, so that a site never publishes a
+//! step the engine cannot run.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Fusion, Method, Retriever};
+
+/// The most retrievers one step compares: each is a column on the page and a lane in the drawing.
+pub const MOST_COMPARED: usize = 6;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lesson {
+    pub title: String,
+    pub steps: Vec<LessonStep>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LessonStep {
+    pub question: String,
+    /// Retriever names (`dense`, `bm25`, `join`, …).
+    pub compare: Vec<String>,
+    /// How the compared lists are fused: `zsum` (the default) or `rrf`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<String>,
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Lesson {
+    /// A lesson from JSON or YAML text, every step checked; the error names the step.
+    pub fn parse(text: &str) -> Result<Lesson, String> {
+        let value = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| format!("not a lesson in JSON: {e}"))?
+        } else {
+            yaml_to_json(text)?
+        };
+        let lesson: Lesson = serde_json::from_value(value).map_err(|e| format!("not a lesson: {e}"))?;
+        if lesson.title.trim().is_empty() {
+            return Err("the lesson has no title".into());
+        }
+        if lesson.steps.is_empty() {
+            return Err("the lesson has no steps".into());
+        }
+        for (number, step) in lesson.steps.iter().enumerate() {
+            step.check().map_err(|problem| format!("step {}: {problem}", number + 1))?;
+        }
+        Ok(lesson)
+    }
+}
+
+impl LessonStep {
+    fn check(&self) -> Result<(), String> {
+        if self.question.trim().is_empty() {
+            return Err("it has no question".into());
+        }
+        if self.compare.is_empty() || self.compare.len() > MOST_COMPARED {
+            return Err(format!("it compares {} retrievers; name 1 to {MOST_COMPARED}", self.compare.len()));
+        }
+        for name in &self.compare {
+            Retriever::parse(name).ok_or_else(|| {
+                let known: Vec<&str> = Retriever::all().map(Retriever::name).collect();
+                format!("unknown retriever `{name}` (known: {})", known.join(", "))
+            })?;
+        }
+        self.fused_by()?;
+        Ok(())
+    }
+
+    fn fused_by(&self) -> Result<Fusion, String> {
+        match self.fusion.as_deref().map(str::trim) {
+            None | Some("zsum") => Ok(Fusion::Zsum),
+            Some("rrf") => Ok(Fusion::Rrf),
+            Some(other) => Err(format!("unknown fusion `{other}` (known: zsum, rrf)")),
+        }
+    }
+
+    /// How it fuses the compared lists (a checked step names a known fusion).
+    pub fn fusion(&self) -> Fusion {
+        self.fused_by().unwrap_or(Fusion::Zsum)
+    }
+
+    /// The retrievers it compares, in its order (a checked step's names are all known).
+    pub fn retrievers(&self) -> Vec<Retriever> {
+        self.compare.iter().filter_map(|name| Retriever::parse(name)).collect()
+    }
+
+    /// What the step runs: the compared retrievers fused (one alone when it names one).
+    pub fn method(&self) -> Method {
+        match self.retrievers().as_slice() {
+            [one] => Method::Single(*one),
+            many => Method::Fused {
+                fusion: self.fusion(),
+                inputs: many.iter().map(|&retriever| (retriever, 1.0)).collect(),
+            },
+        }
+    }
+}
+
+/// YAML as the JSON value serde reads the lesson from (a teacher may write either).
+fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+    use yaml_rust2::{Yaml, YamlLoader};
+    fn convert(yaml: &Yaml) -> serde_json::Value {
+        match yaml {
+            Yaml::Hash(map) => serde_json::Value::Object(
+                map.iter()
+                    .map(|(key, value)| {
+                        let key = key.as_str().map_or_else(|| format!("{key:?}"), str::to_string);
+                        (key, convert(value))
+                    })
+                    .collect(),
+            ),
+            Yaml::Array(items) => serde_json::Value::Array(items.iter().map(convert).collect()),
+            Yaml::String(text) => serde_json::Value::String(text.clone()),
+            // A question such as `1969` or `yes` is still a question.
+            Yaml::Integer(number) => serde_json::Value::String(number.to_string()),
+            Yaml::Real(number) => serde_json::Value::String(number.clone()),
+            Yaml::Boolean(flag) => serde_json::Value::String(flag.to_string()),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let documents = YamlLoader::load_from_str(text).map_err(|e| format!("not a lesson in YAML: {e}"))?;
+    documents.first().map(convert).ok_or_else(|| "the lesson file is empty".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const YAML: &str = "title: Multi-hop questions\nsteps:\n  - question: Which agency launched Eagle?\n    compare: [dense, bm25, join]\n    note: The join follows the link.\n  - question: 1969\n    compare: [bm25]\n    fusion: rrf\n";
+
+    #[test]
+    fn a_lesson_reads_from_yaml_and_json_alike() {
+        let lesson = Lesson::parse(YAML).unwrap();
+        assert_eq!(lesson.title, "Multi-hop questions");
+        assert_eq!(lesson.steps[0].retrievers(), [Retriever::Dense, Retriever::Bm25, Retriever::Join]);
+        assert_eq!(lesson.steps[0].note, "The join follows the link.");
+        assert_eq!(lesson.steps[1].question, "1969");
+        assert_eq!(lesson.steps[1].method(), Method::Single(Retriever::Bm25));
+        let json = serde_json::to_string(&lesson).unwrap();
+        assert_eq!(Lesson::parse(&json).unwrap(), lesson);
+        match lesson.steps[0].method() {
+            Method::Fused { fusion, inputs } => {
+                assert_eq!(fusion, Fusion::Zsum);
+                assert_eq!(inputs.len(), 3);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bad_step_is_named_with_the_reason() {
+        let unknown = YAML.replace("[dense, bm25, join]", "[dense, magic]");
+        assert!(Lesson::parse(&unknown).unwrap_err().starts_with("step 1: unknown retriever `magic` (known: dense"));
+        let fusion = YAML.replace("fusion: rrf", "fusion: max");
+        assert_eq!(Lesson::parse(&fusion).unwrap_err(), "step 2: unknown fusion `max` (known: zsum, rrf)");
+        let empty = YAML.replace("[bm25]", "[]");
+        assert!(Lesson::parse(&empty).unwrap_err().starts_with("step 2: it compares 0 retrievers"));
+        assert_eq!(Lesson::parse(r#"{"title": "x", "steps": []}"#).unwrap_err(), "the lesson has no steps");
+        assert!(Lesson::parse("title: [unclosed").unwrap_err().starts_with("not a lesson in YAML"));
+        assert!(Lesson::parse("just words").unwrap_err().starts_with("not a lesson"));
+    }
+}
