@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use quire::corpus::{self, SourceFile};
 use quire::embed::{DIMENSION, MiniLmEmbedder, TextEmbedder};
-use quire::store::{IndexSettings, plan_index};
+use quire::store::{IndexSettings, Vectors, plan_index};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--bench")).collect();
@@ -51,7 +51,9 @@ fn build(source: &Source, chunks: usize, embedder: &MiniLmEmbedder, file: &std::
     let report = corpus::ingest(&[SourceFile::new("scale.jsonl", jsonl)], &settings.corpus);
     let started = Instant::now();
     let identity = embedder.identity().clone();
-    let mut builder = plan_index(report.documents, None, embedder, identity, settings).expect("documents to index");
+    // Chunk vectors only, as `quire index` builds an index (issue 29); the rest are embedded on first use.
+    let mut builder =
+        plan_index(report.documents, None, embedder, identity, settings, Vectors::Chunks).expect("documents to index");
     let structure = started.elapsed().as_secs_f64();
     let vectors: Vec<Vec<f32>> = builder.texts_to_embed().iter().map(|text| hashed_bag_of_words(text)).collect();
     let texts = vectors.len();

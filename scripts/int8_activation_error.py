@@ -54,32 +54,27 @@ MODEL = ROOT / "models" / "model.onnx"
 TOKENIZER = ROOT / "models" / "tokenizer.json"
 DATASET = ROOT / "datasets" / "scifact"
 N_DOCS, N_QUERIES, MAX_LEN, BAR = 300, 100, 256, 0.999
-SCHEMES = ["identity", "per-tensor-u8", "per-row-s8", "per-row-u7", "per-row-s7"]
+SCHEMES = ["identity", "per-tensor-u8", "per-row-s8", "per-row-u7", "per-row-s7", "per-row-s8-not-qkv",
+           "per-row-s8-out-up"]
+# Q, K and V read the same activation (a layer norm's output, whose few outlier channels set each row's scale):
+# "-not-qkv" leaves the products whose input three weight MatMuls share in f32 and quantises the rest
+# (attention output, FFN up, FFN down); "-out-up" quantises only the attention output and FFN up.
 
 
 def weight_matmuls(graph):
     """MatMul nodes whose B input depends only on initializers and comes from an int8 initializer."""
-    inits = {i.name: i for i in graph.initializer}
-    producer = {o: n for n in graph.node for o in n.output}
-
-    def const_origin(name, seen=()):
-        # returns (is_constant, has_int8_initializer)
-        if name in inits:
-            return True, inits[name].data_type == TensorProto.INT8
-        node = producer.get(name)
-        if node is None:  # graph input
-            return False, False
-        if node.op_type == "Constant":
-            return True, False
-        results = [const_origin(x) for x in node.input if x]
-        return all(r[0] for r in results), any(r[1] for r in results)
-
+    # (is_constant, derives_from_int8_initializer) per tensor; ONNX graph.node is topologically sorted.
+    info = {i.name: (True, i.data_type == TensorProto.INT8) for i in graph.initializer}
+    for i in graph.input:
+        info.setdefault(i.name, (False, False))
     found = []
     for node in graph.node:
-        if node.op_type == "MatMul":
-            is_const, int8 = const_origin(node.input[1])
-            if is_const and int8:
-                found.append(node)
+        ins = [info[x] for x in node.input if x]
+        if node.op_type == "MatMul" and ins[1] == (True, True):
+            found.append(node)
+        flag = (all(c for c, _ in ins), any(q for _, q in ins))
+        for o in node.output:
+            info[o] = flag
     return found
 
 
@@ -136,11 +131,22 @@ def build(scheme):
     graph = model.graph
     targets = weight_matmuls(graph)
     new_nodes, modified = [], 0
+    if scheme.endswith("-not-qkv"):
+        readers = {}
+        for t in targets:
+            readers[t.input[0]] = readers.get(t.input[0], 0) + 1
+        targets = [t for t in targets if readers[t.input[0]] != 3]
+    if scheme.endswith("-out-up"):
+        readers = {}
+        for t in targets:
+            readers[t.input[0]] = readers.get(t.input[0], 0) + 1
+        # In each layer, after Q, K and V: the attention output, FFN up, FFN down, in that order.
+        targets = [t for i, t in enumerate(t for t in targets if readers[t.input[0]] != 3) if i % 3 != 2]
     target_ids = {id(t) for t in targets}
     for i, node in enumerate(graph.node):
         if id(node) in target_ids and scheme != "identity":
             prefix = f"fq{i}"
-            new_nodes.extend(fake_quant_nodes(scheme, node.input[0], prefix))
+            new_nodes.extend(fake_quant_nodes(scheme.removesuffix("-not-qkv").removesuffix("-out-up"), node.input[0], prefix))
             node.input[0] = prefix + "_fq"
             modified += 1
         new_nodes.append(node)
@@ -210,7 +216,8 @@ def main():
                   f"{sum(n.op_type == 'MatMul' for n in onnx.load(str(MODEL)).graph.node)} MatMuls "
                   f"(first: {targets[0].name} B={targets[0].input[1]})")
         else:
-            assert modified == 36, modified
+            expected = 18 if scheme.endswith("-not-qkv") else 12 if scheme.endswith("-out-up") else 36
+            assert modified == expected, (scheme, modified)
         for name, encs in sets.items():
             cos = np.sum(embed(session, encs) * reference[name], axis=1)
             rows.append((scheme, modified, name, len(cos), cos.min(), np.percentile(cos, 1), np.median(cos),
@@ -218,11 +225,11 @@ def main():
         print(f"  {scheme}: {modified} MatMul activations fake-quantised ({time.time() - t0:.0f}s)", flush=True)
 
     print()
-    header = f"{'scheme':<14} {'MatMuls':>7} {'set':<9} {'n':>4} {'min':>8} {'p1':>8} {'median':>8} {'>=0.999':>8}"
+    header = f"{'scheme':<19} {'MatMuls':>7} {'set':<9} {'n':>4} {'min':>8} {'p1':>8} {'median':>8} {'>=0.999':>8}"
     print(header)
     print("-" * len(header))
     for scheme, modified, name, n, mn, p1, med, frac in rows:
-        print(f"{scheme:<14} {modified:>7} {name:<9} {n:>4} {mn:>8.5f} {p1:>8.5f} {med:>8.5f} {frac:>8.1%}")
+        print(f"{scheme:<19} {modified:>7} {name:<9} {n:>4} {mn:>8.5f} {p1:>8.5f} {med:>8.5f} {frac:>8.1%}")
 
 
 if __name__ == "__main__":

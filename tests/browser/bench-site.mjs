@@ -1,0 +1,119 @@
+// A published site's costs over a slow network, as a visitor meets them. For each index given, `quire site
+// --snapshot` publishes it with the release build (dist/); a static server that sends the precompressed copies
+// (as nginx's brotli_static or a CDN does) and answers revalidations with 304 serves it throttled to 10 Mbit/s
+// with 40 ms before each response (the issue's DevTools preset, applied at the server so that the workers'
+// and the service worker's requests are throttled too); headless Chromium visits it. Reported: the bytes sent
+// and the seconds until the page answers, the first question and the next ten (each one's bytes and time, in
+// the page from the click to the results), everything the first visit downloads once the service worker has
+// cached the site, and a second visit (warm: answered from that cache). Timing only: it checks nothing.
+//   trunk build --release && node tests/browser/bench-site.mjs INDEX.quire... [--questions N]
+import { createServer } from "node:http";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { gunzipSync } from "node:zlib";
+import { homedir, tmpdir } from "node:os";
+import { extname, join, normalize, resolve } from "node:path";
+import { launchBrowser, DIST, READY } from "./harness.mjs";
+
+const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
+const BYTES_PER_SECOND = 10e6 / 8;
+const LATENCY_MS = 40;
+const SLICE = 16 * 1024;
+const argument = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+const indexes = process.argv.slice(2).filter((a, i, all) => a.endsWith(".quire") && all[i - 1] !== "--questions");
+const questionCount = Number(argument("--questions", "11"));
+const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json" };
+
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/// Serves `root` as a throttled static host; `sent()` is the bytes sent so far.
+async function throttledHost(root) {
+  let sent = 0;
+  const server = createServer(async (request, response) => {
+    const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
+    const file = normalize(join(root, path.endsWith("/") ? path + "index.html" : path));
+    await pause(LATENCY_MS);
+    let info;
+    try { info = await stat(file); } catch { response.writeHead(404).end(); return; }
+    const modified = info.mtime.toUTCString();
+    const headers = { "content-type": MIME[extname(file)] ?? "application/octet-stream", "last-modified": modified };
+    if (request.headers["if-modified-since"] === modified) { response.writeHead(304, headers).end(); return; }
+    const accepted = request.headers["accept-encoding"] ?? "";
+    let body = await readFile(file);
+    for (const [encoding, extension] of [["br", ".br"], ["gzip", ".gz"]]) {
+      if (!accepted.includes(encoding)) continue;
+      try { body = await readFile(file + extension); headers["content-encoding"] = encoding; break; } catch { /* not precompressed */ }
+    }
+    response.writeHead(200, { ...headers, "content-length": body.length });
+    for (let at = 0; at < body.length; at += SLICE) {
+      const slice = body.subarray(at, at + SLICE);
+      sent += slice.length;
+      if (!response.write(slice)) await new Promise((drained) => response.once("drain", drained));
+      await pause((slice.length / BYTES_PER_SECOND) * 1000);
+    }
+    response.end();
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  return { url: `http://127.0.0.1:${server.address().port}/`, sent: () => sent, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/// Asks `text`: the milliseconds from the click to the results in the page.
+async function ask(page, text) {
+  await page.fill("#query", text);
+  return page.evaluate((asked) => new Promise((done) => {
+    const began = performance.now();
+    const finish = () => {
+      if (document.querySelector("#results")?.dataset.query !== asked) return;
+      observer.disconnect();
+      done(performance.now() - began);
+    };
+    const observer = new MutationObserver(finish);
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+    document.querySelector("#search").click();
+  }), text);
+}
+
+const megabytes = (bytes) => +(bytes / 1e6).toFixed(2);
+
+async function visit(host, questions) {
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    const began = Date.now();
+    let before = host.sent();
+    await page.goto(host.url);
+    await page.waitForSelector(READY, { timeout: 900_000 });
+    const cold = { ready_s: (Date.now() - began) / 1000, ready_mb: megabytes(host.sent() - before), questions: [] };
+    for (const question of questions) {
+      before = host.sent();
+      const ms = await ask(page, question);
+      cold.questions.push({ ms: Math.round(ms), mb: megabytes(host.sent() - before) });
+    }
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 900_000 });
+    cold.first_visit_mb = megabytes(host.sent());
+    before = host.sent();
+    const again = Date.now();
+    await page.reload();
+    await page.waitForSelector(READY, { timeout: 900_000 });
+    const warm = { ready_s: (Date.now() - again) / 1000, ready_mb: megabytes(host.sent() - before), first_question_ms: Math.round(await ask(page, questions[0])) };
+    return { cold, warm };
+  } finally {
+    await browser.close();
+  }
+}
+
+const queries = gunzipSync(await readFile(resolve(import.meta.dirname, "../../datasets/scifact/queries.jsonl.gz")))
+  .toString().trim().split("\n").slice(0, questionCount).map((line) => JSON.parse(line).text);
+for (const index of indexes) {
+  const work = await mkdtemp(join(tmpdir(), "quire-site-bench-"));
+  const site = join(work, "site");
+  const printed = execFileSync(QUIRE, ["site", "--snapshot", resolve(index), "-o", site, "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const host = await throttledHost(site);
+  try {
+    const { cold, warm } = await visit(host, queries);
+    console.log(JSON.stringify({ index: resolve(index), site: printed.split("\n")[0], cold, warm }, null, 1));
+  } finally {
+    await host.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
