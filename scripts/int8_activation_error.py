@@ -20,6 +20,8 @@ What it does:
       per-row-u7      per token, asymmetric 7-bit: range widened to include 0, scale=(max-min)/127,
                       zp=round(-min/scale), q in 0..127
       per-row-s7      per token, symmetric 7-bit: scale=max|x|/63, q in -63..63
+      per-row-s8-not-qkv  per-row-s8 on the attention output, FFN up and FFN down only (Q, K, V stay f32)
+      per-row-s8-out-up   per-row-s8 on the attention output and FFN up only
     ("identity" runs the same graph-rewriting path with no insertion, as a sanity check: cosine must be 1.0.)
   * embeds, one text per run (batch 1, no padding, so per-tensor ranges see only real tokens), the first 300
     documents of datasets/scifact/corpus.jsonl.gz (title + " " + text) and the first 100 queries of
