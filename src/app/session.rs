@@ -315,12 +315,13 @@ impl IndexSession {
             Some(Err(refused)) => self.notice.set(Some(refused)),
             None => {}
         }
+        let instead = first.as_ref().map_or_else(|| "nothing".to_string(), |corpus| format!("\"{}\"", corpus.title));
         let restored_index = match storage::load().await {
             Ok(Some(bytes)) => engine::open(SAVED_INDEX, bytes).await.map(Some).map_err(|failure| {
-                format!("{failure}. Showing the published index instead; your next change replaces the saved index, or Forget removes it.")
+                format!("{failure}. Showing {instead} instead; your next change replaces the saved index, or Forget removes it.")
             }),
             Ok(None) => Ok(None),
-            Err(reason) => Err(format!("{reason}. Showing the published index instead.")),
+            Err(reason) => Err(format!("{reason}. Showing {instead} instead.")),
         };
         match (restored_index, first) {
             (Ok(Some(state)), _) => {

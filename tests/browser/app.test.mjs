@@ -278,7 +278,7 @@ test("the index is kept in this browser across reloads; a saved index that canno
   });
   await page.reload();
   await waitReady(page);
-  assert.match(await page.textContent("#notice"), /^the index saved in this browser: .+ Showing the demo instead/);
+  assert.match(await page.textContent("#notice"), /^the index saved in this browser: .+ Showing "Planets and the Moon landing \(6 files\)" instead/);
   assert.match(await page.textContent("#stats-line"), /^6 documents/);
 
   // Forget removes it: the next visit is a first visit.
