@@ -6,6 +6,8 @@
 const VERSION = "__QUIRE_BUILD_VERSION__";
 const FILES = __QUIRE_BUILD_FILES__;
 const CACHE = `quire-${VERSION}`;
+// Files fetched that the build does not list.
+const FETCHED = `quire-fetched-${VERSION}`;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -20,7 +22,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((names) => Promise.all(names.filter((name) => name.startsWith("quire-") && name !== CACHE).map((name) => caches.delete(name))))
+      .then((names) => Promise.all(names.filter((name) => name.startsWith("quire-") && name !== CACHE && name !== FETCHED).map((name) => caches.delete(name))))
       .then(() => self.clients.claim()),
   );
 });
@@ -28,16 +30,18 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
-  // The worker script is asked for with the module to load in its query; the cached copy serves every query.
-  // A file the build does not list (an index a link names, `?index=`) is kept once fetched, so that it too
-  // opens offline on the next visit.
+  // The build's files come from the cache (the worker script is asked for with the module to load in its
+  // query; the cached copy serves every query). Anything else (an index a link names, `?index=`) comes from
+  // the network, so it is never stale, and is kept for when the network is gone; an HTML page answering for
+  // a missing file (a server's fallback) is not kept as the file.
   event.respondWith(
-    caches.open(CACHE).then(async (cache) => {
-      const cached = await cache.match(request, { ignoreSearch: true });
-      if (cached) return cached;
-      const response = await fetch(request);
-      if (response.status === 200) await cache.put(request, response.clone());
+    caches.match(request, { ignoreSearch: true, cacheName: CACHE }).then((listed) => listed ?? fetch(request).then((response) => {
+      const html = (response.headers.get("content-type") ?? "").startsWith("text/html");
+      if (response.status === 200 && !html) {
+        const copy = response.clone();
+        event.waitUntil(caches.open(FETCHED).then((cache) => cache.put(request, copy)).catch(() => {}));
+      }
       return response;
-    }),
+    }, (offline) => caches.match(request, { cacheName: FETCHED }).then((kept) => kept ?? Promise.reject(offline)))),
   );
 });

@@ -84,7 +84,7 @@ pub fn AskPanel(
                     title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
             </form>
             <ChatView conversation=conversation open_outline=open_outline />
-            <LessonPanel lesson=session.lesson choice=choice search=search run_query=run_query />
+            <LessonPanel lesson=session.lesson choice=choice search=search ready=Signal::derive(ready) run_query=run_query />
             <SampleQuestions samples=search.samples query_text=query_text run_query=run_query />
             <MethodControls choice=choice />
             <Results search=search open_outline=open_outline />

@@ -210,8 +210,14 @@ pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes
 pub async fn next_tick() {
     if let Ok(channel) = web_sys::MessageChannel::new() {
         let answered = Promise::new(&mut |resolve, _| channel.port1().set_onmessage(Some(&resolve)));
-        if channel.port2().post_message(&JsValue::NULL).is_ok() {
+        let posted = channel.port2().post_message(&JsValue::NULL).is_ok();
+        if posted {
             let _ = JsFuture::from(answered).await;
+        }
+        // A port with a listener is never collected while open: each yield would keep its channel.
+        channel.port1().close();
+        channel.port2().close();
+        if posted {
             return;
         }
     }

@@ -7,17 +7,16 @@ use leptos::prelude::*;
 
 use super::controls::MethodChoice;
 use super::results::Search;
-use crate::retrieve::lesson::Lesson;
+use crate::retrieve::lesson::{COLUMN_ROWS, Lesson, columns};
 use crate::retrieve::trace::Trace;
-
-/// Results per column, as the printed handout shows them.
-const ROWS: usize = 5;
 
 #[component]
 pub fn LessonPanel(
     lesson: RwSignal<Option<Lesson>>,
     choice: MethodChoice,
     search: Search,
+    /// Whether a question can be asked now.
+    ready: Signal<bool>,
     run_query: impl Fn() + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     // The step shown; none before the lesson is started.
@@ -46,7 +45,10 @@ pub fn LessonPanel(
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
             .is_some_and(|element| matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if typing || lesson.with_untracked(Option::is_none) {
+        // A key another control used (the teaching view pans with the arrows), or one with a modifier (Alt+←
+        // goes back in the history), is not a step.
+        let taken = ev.default_prevented() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.shift_key();
+        if typing || taken || !ready.get_untracked() || lesson.with_untracked(Option::is_none) {
             return;
         }
         match ev.key().as_str() {
@@ -74,12 +76,16 @@ pub fn LessonPanel(
                         }.into_any(),
                     }}
                     <button type="button" id="lesson-previous" on:click=move |_| previous()
-                        disabled=move || step.get().is_none_or(|s| s == 0)>"← Previous"</button>
+                        disabled=move || !ready.get() || step.get().is_none_or(|s| s == 0)>"← Previous"</button>
                     <button type="button" id="lesson-next" on:click=move |_| next()
-                        disabled=move || step.get().is_some_and(|s| s + 1 >= count())>
+                        disabled=move || !ready.get() || step.get().is_some_and(|s| s + 1 >= count())>
                         {move || if step.get().is_none() { "Start" } else { "Next →" }}
                     </button>
-                    {move || step.get().and(search.answer.get()).map(|answer| comparison(&answer.trace))}
+                    {move || {
+                        // The results shown answer this step's question, not one asked before it.
+                        let asked = shown_step().map(|(_, s)| s.question)?;
+                        (search.answered.get() == asked).then(|| search.answer.get()).flatten().map(|a| comparison(&a.trace))
+                    }}
                 </section>
             }
         })
@@ -88,22 +94,12 @@ pub fn LessonPanel(
 
 /// Each compared retriever's first results, and the fused list, in columns.
 fn comparison(trace: &Trace) -> impl IntoView + use<> {
-    let mut columns: Vec<(String, Vec<String>)> = trace
-        .retrievers
-        .iter()
-        .map(|r| (r.retriever.clone(), r.chunks.iter().take(ROWS).map(|c| c.label.clone()).collect()))
-        .collect();
-    if trace.retrievers.len() > 1 {
-        columns.push((
-            format!("fused ({})", trace.method),
-            trace.results.iter().take(ROWS).map(|c| c.label.clone()).collect(),
-        ));
-    }
+    let columns = columns(trace);
     view! {
         <table id="lesson-comparison">
             <thead><tr>{columns.iter().map(|(name, _)| view! { <th>{name.clone()}</th> }).collect_view()}</tr></thead>
             <tbody>
-                {(0..ROWS).map(|row| view! {
+                {(0..COLUMN_ROWS).map(|row| view! {
                     <tr>{columns.iter().map(|(_, labels)| view! { <td>{labels.get(row).cloned().unwrap_or_default()}</td> }).collect_view()}</tr>
                 }).collect_view()}
             </tbody>

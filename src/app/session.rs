@@ -231,7 +231,11 @@ impl IndexSession {
                     outcome.embedded, outcome.seconds
                 )));
                 self.show(state);
-                self.persist().await;
+                // Kept where the index is the user's own (saved); a published or linked one is not saved
+                // over it by a question.
+                if self.saved.get_untracked() {
+                    self.persist().await;
+                }
                 true
             }
             Err(Failure::Refused(reason)) => {
@@ -273,22 +277,36 @@ impl IndexSession {
 
     /// Opens a published (or linked) corpus in place of the index shown.
     pub async fn open_corpus(self, chosen: PublishedCorpus) {
-        self.phase.set(Phase::OpeningPublished);
-        let opened = match corpora::fetch(&chosen).await {
-            Ok((snapshot, questions, lesson)) => {
-                engine::open(&chosen.snapshot, snapshot).await.map(|state| (state, questions, lesson))
-            }
-            Err(reason) => Err(Failure::Refused(reason)),
-        };
-        match opened {
-            Ok((state, questions, lesson)) => {
-                self.corpus.set(Some(chosen));
-                self.show_new_index(state, questions, false);
-                self.lesson.set(lesson);
-                self.phase.set(Phase::Ready);
-            }
-            Err(failure) => self.phase.set(Phase::Failed(failure.to_string())),
+        if let Err(failure) = self.try_open_corpus(chosen).await {
+            self.phase.set(Phase::Failed(failure));
         }
+    }
+
+    async fn try_open_corpus(self, chosen: PublishedCorpus) -> Result<(), String> {
+        self.phase.set(Phase::OpeningPublished);
+        let (snapshot, questions, lesson) = corpora::fetch(&chosen).await?;
+        let state = engine::open(&chosen.snapshot, snapshot).await.map_err(|failure| failure.to_string())?;
+        self.corpus.set(Some(chosen));
+        self.show_new_index(state, questions, false);
+        self.lesson.set(lesson);
+        self.phase.set(Phase::Ready);
+        Ok(())
+    }
+
+    /// Opens the index the address links; a failure is a notice, and the caller goes on as without a link.
+    async fn open_linked(self, linked: PublishedCorpus) -> bool {
+        let path = linked.snapshot.clone();
+        if let Err(reason) = self.try_open_corpus(linked).await {
+            self.notice.set(Some(format!("The link's index could not be opened: {reason}")));
+            return false;
+        }
+        if matches!(storage::load().await, Ok(Some(_))) {
+            self.notice.set(Some(format!(
+                "Showing {path}, which the link names. The index saved in this browser is kept and opens on a \
+                 visit without the link; a change to the one shown here replaces it."
+            )));
+        }
+        true
     }
 
     /// The first index to show: the one the address links (`?index=`), else the one saved in this browser,
@@ -311,9 +329,11 @@ impl IndexSession {
             }
         };
         match corpora::linked_index() {
-            Some(Ok(linked)) => return self.open_corpus(linked).await,
+            Some(Ok(linked)) if self.open_linked(linked.clone()).await => {
+                return self.usage.set(storage::usage().await);
+            }
             Some(Err(refused)) => self.notice.set(Some(refused)),
-            None => {}
+            _ => {}
         }
         let instead = first.as_ref().map_or_else(|| "nothing".to_string(), |corpus| format!("\"{}\"", corpus.title));
         let restored_index = match storage::load().await {

@@ -6,13 +6,11 @@ use std::fmt::Write;
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::Query;
-use quire::retrieve::lesson::{Lesson, LessonStep};
+use quire::retrieve::lesson::{COLUMN_ROWS, Lesson, LessonStep, columns};
 use quire::retrieve::trace::layout::short;
-use quire::retrieve::trace::{Trace, TraceGraph, TracedChunk};
+use quire::retrieve::trace::{Trace, TraceGraph};
 use quire::store::IndexedCorpus;
 
-/// Results per column: what fits a printed page beside the others.
-const ROWS: usize = 5;
 /// Documents each step asks for (the trace holds the chunks of these).
 const RESULTS: usize = 5;
 const LABEL_CHARS: usize = 28;
@@ -56,20 +54,16 @@ fn write_step(page: &mut String, number: usize, step: &LessonStep, trace: &Trace
     if !step.note.is_empty() {
         let _ = writeln!(page, "<p class=\"note\">{}</p>", escape(&step.note));
     }
-    let mut columns: Vec<(String, &[TracedChunk])> =
-        trace.retrievers.iter().map(|r| (r.retriever.clone(), r.chunks.as_slice())).collect();
-    if trace.retrievers.len() > 1 {
-        columns.push((format!("fused ({})", trace.method), trace.results.as_slice()));
-    }
+    let columns = columns(trace);
     page.push_str("<table><thead><tr><th>#</th>");
     for (name, _) in &columns {
         let _ = write!(page, "<th>{}</th>", escape(name));
     }
     page.push_str("</tr></thead><tbody>\n");
-    for row in 0..ROWS {
+    for row in 0..COLUMN_ROWS {
         let _ = write!(page, "<tr><td>{}</td>", row + 1);
-        for (_, chunks) in &columns {
-            let cell = chunks.get(row).map_or(String::new(), |chunk| escape(&chunk.label));
+        for (_, labels) in &columns {
+            let cell = labels.get(row).map_or(String::new(), |label| escape(label));
             let _ = write!(page, "<td>{cell}</td>");
         }
         page.push_str("</tr>\n");

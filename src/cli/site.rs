@@ -32,6 +32,8 @@ const SERVICE_WORKER: &str = "sw.js";
 const SNAPSHOT: &str = "corpus/index.quire";
 const QUESTIONS: &str = "corpus/questions.json";
 const LESSON: &str = "corpus/lesson.json";
+/// The key of the one corpus a site publishes, by which a later run knows the folder for a site.
+const SITE_KEY: &str = "site";
 /// The lesson's printable page, at the site's root.
 const HANDOUT: &str = "handout.html";
 /// Brotli's quality: 9 compresses the 30 MB module in seconds; 11 takes minutes for 2 % less.
@@ -67,7 +69,7 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
     let app_published = read_app(&args.app)?;
     let questions = args.questions.as_deref().map(read_questions).transpose()?;
     let lesson = args.lesson.as_deref().map(read_lesson).transpose()?;
-    check_target(&args.output)?;
+    check_target(&args.output, &args.app)?;
     let embedder = load_embedder(model)?;
     let index = match &args.snapshot {
         Some(path) => load_snapshot(path)?,
@@ -79,6 +81,10 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
     };
     let source = args.snapshot.as_ref().map_or_else(|| "the index".to_string(), |p| p.display().to_string());
     index.check_model(embedder.identity()).map_err(|e| format!("{source}: {e}"))?;
+    // A lesson's retrievers that search pages, sections, entities or relations find their vectors in the
+    // site's index, not embedded again by every visitor.
+    let node_vectors = lesson.as_ref().is_some_and(|l| l.steps.iter().any(|step| step.method().reads_node_vectors()));
+    let index = indexing::with_vectors_for(&embedder, index, node_vectors, None)?;
 
     let staging = sibling(&args.output, "partial");
     remove_if_present(&staging)?;
@@ -91,7 +97,10 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
             return Err(failure);
         }
     };
-    replace(&staging, &args.output)?;
+    if let Err(failure) = replace(&staging, &args.output) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(failure);
+    }
     print_first_visit(&args.output, &files);
     Ok(())
 }
@@ -121,16 +130,31 @@ fn read_questions(path: &Path) -> Result<Vec<SampleQuestion>, String> {
     published::parse_questions(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Refuses to replace a folder that holds anything but a site (a user's documents, say).
-fn check_target(output: &Path) -> CliResult {
-    let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
-    if output.exists()
-        && !(output.join(MANIFEST).is_file() && output.join(SERVICE_WORKER).is_file())
-        && !is_empty(output)
+/// Refuses to replace a folder that holds anything but a site this command wrote (a user's documents, the
+/// app's own build), or to write one inside the app's build (it would copy itself).
+fn check_target(output: &Path, app: &Path) -> CliResult {
+    let full = |path: &Path| std::path::absolute(path).map(|p| p.components().collect::<PathBuf>());
+    if let (Ok(output), Ok(app)) = (full(output), full(app))
+        && output.starts_with(&app)
     {
+        return Err(format!(
+            "{}: is inside the app's build {}; name a folder outside it",
+            output.display(),
+            app.display()
+        ));
+    }
+    let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
+    if output.exists() && !is_a_site(output) && !is_empty(output) {
         return Err(format!("{}: exists and is not a site `quire site` wrote; name another folder", output.display()));
     }
     Ok(())
+}
+
+/// Whether `dir` holds a site this command wrote: its list publishes the one corpus it names [`SITE_KEY`].
+fn is_a_site(dir: &Path) -> bool {
+    let listed = std::fs::read(dir.join(MANIFEST)).ok().and_then(|bytes| Published::from_json(&bytes).ok());
+    dir.join(SERVICE_WORKER).is_file()
+        && listed.is_some_and(|published| matches!(published.corpora.as_slice(), [only] if only.key == SITE_KEY))
 }
 
 /// `output` with `.{suffix}` added to its name.
@@ -180,7 +204,7 @@ fn write_site(
     let site = Published {
         title: args.title.clone(),
         corpora: vec![PublishedCorpus {
-            key: "site".into(),
+            key: SITE_KEY.into(),
             title,
             snapshot: SNAPSHOT.into(),
             questions: questions.map(|_| QUESTIONS.into()),

@@ -5,10 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::trace::Trace;
 use super::{Fusion, Method, Retriever};
 
 /// The most retrievers one step compares: each is a column on the page and a lane in the drawing.
 pub const MOST_COMPARED: usize = 6;
+/// Results per column, on the page and in the handout.
+pub const COLUMN_ROWS: usize = 5;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lesson {
@@ -58,7 +61,11 @@ impl LessonStep {
         if self.compare.is_empty() || self.compare.len() > MOST_COMPARED {
             return Err(format!("it compares {} retrievers; name 1 to {MOST_COMPARED}", self.compare.len()));
         }
+        let mut named = std::collections::HashSet::new();
         for name in &self.compare {
+            if !named.insert(name.trim().to_ascii_lowercase()) {
+                return Err(format!("it names `{name}` twice"));
+            }
             Retriever::parse(name).ok_or_else(|| {
                 let known: Vec<&str> = Retriever::all().map(Retriever::name).collect();
                 format!("unknown retriever `{name}` (known: {})", known.join(", "))
@@ -98,6 +105,19 @@ impl LessonStep {
     }
 }
 
+/// A step's answer side by side: each compared retriever's first chunks (their labels), then the fused list
+/// when there are several, each column under its name.
+pub fn columns(trace: &Trace) -> Vec<(String, Vec<String>)> {
+    let labels =
+        |chunks: &[super::trace::TracedChunk]| chunks.iter().take(COLUMN_ROWS).map(|c| c.label.clone()).collect();
+    let mut columns: Vec<(String, Vec<String>)> =
+        trace.retrievers.iter().map(|r| (r.retriever.clone(), labels(&r.chunks))).collect();
+    if trace.retrievers.len() > 1 {
+        columns.push((format!("fused ({})", trace.method), labels(&trace.results)));
+    }
+    columns
+}
+
 /// YAML as the JSON value serde reads the lesson from (a teacher may write either).
 fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
     use yaml_rust2::{Yaml, YamlLoader};
@@ -117,6 +137,8 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
             Yaml::Integer(number) => serde_json::Value::String(number.to_string()),
             Yaml::Real(number) => serde_json::Value::String(number.clone()),
             Yaml::Boolean(flag) => serde_json::Value::String(flag.to_string()),
+            // `note:` with nothing after it is an empty note.
+            Yaml::Null => serde_json::Value::String(String::new()),
             _ => serde_json::Value::Null,
         }
     }
@@ -155,6 +177,10 @@ mod tests {
         assert!(Lesson::parse(&unknown).unwrap_err().starts_with("step 1: unknown retriever `magic` (known: dense"));
         let fusion = YAML.replace("fusion: rrf", "fusion: max");
         assert_eq!(Lesson::parse(&fusion).unwrap_err(), "step 2: unknown fusion `max` (known: zsum, rrf)");
+        let twice = YAML.replace("[bm25]", "[bm25, BM25]");
+        assert_eq!(Lesson::parse(&twice).unwrap_err(), "step 2: it names `BM25` twice");
+        let bare_note = YAML.replace("note: The join follows the link.", "note:");
+        assert_eq!(Lesson::parse(&bare_note).unwrap().steps[0].note, "");
         let empty = YAML.replace("[bm25]", "[]");
         assert!(Lesson::parse(&empty).unwrap_err().starts_with("step 2: it compares 0 retrievers"));
         assert_eq!(Lesson::parse(r#"{"title": "x", "steps": []}"#).unwrap_err(), "the lesson has no steps");

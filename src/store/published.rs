@@ -61,9 +61,12 @@ impl Published {
 /// (the Content-Security-Policy would refuse that too; this says why in words).
 pub fn inside_the_build(path: &str) -> Option<&str> {
     let path = path.strip_prefix("./").unwrap_or(path);
+    // Only characters a URL parser leaves as they are: it drops tabs and newlines and decodes `%2e` to a dot,
+    // either of which could turn a path that passes the checks below into `//host/…` or `../…`.
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._~-/".contains(c);
     let refused = path.is_empty()
+        || !path.chars().all(plain)
         || path.starts_with('/')
-        || path.contains(['\\', ':', '?', '#'])
         || path.split('/').any(|part| part.is_empty() || part == "." || part == "..");
     (!refused).then_some(path)
 }
@@ -122,6 +125,11 @@ mod tests {
             "a\\b.quire",
             "x.quire?y=1",
             "data:application/octet-stream,abc",
+            "\n/\t/evil.example/x.quire",
+            "%2e%2e/x.quire",
+            "%252e%252e/x.quire",
+            "notes/\u{0}x.quire",
+            "caf\u{e9}.quire",
         ] {
             assert!(inside_the_build(refused).is_none(), "{refused}");
         }
