@@ -7,6 +7,7 @@
 // the page from the click to the results), everything the first visit downloads once the service worker has
 // cached the site, and a second visit (warm: answered from that cache). Timing only: it checks nothing.
 //   trunk build --release && node tests/browser/bench-site.mjs INDEX.quire... [--questions N]
+// A folder instead of an index is served as it is (a site published before, or changed by hand).
 import { createServer } from "node:http";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
@@ -20,7 +21,7 @@ const BYTES_PER_SECOND = 10e6 / 8;
 const LATENCY_MS = 40;
 const SLICE = 16 * 1024;
 const argument = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
-const indexes = process.argv.slice(2).filter((a, i, all) => a.endsWith(".quire") && all[i - 1] !== "--questions");
+const targets = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--questions");
 const questionCount = Number(argument("--questions", "11"));
 const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json" };
 
@@ -104,16 +105,18 @@ async function visit(host, questions) {
 
 const queries = gunzipSync(await readFile(resolve(import.meta.dirname, "../../datasets/scifact/queries.jsonl.gz")))
   .toString().trim().split("\n").slice(0, questionCount).map((line) => JSON.parse(line).text);
-for (const index of indexes) {
-  const work = await mkdtemp(join(tmpdir(), "quire-site-bench-"));
-  const site = join(work, "site");
-  const printed = execFileSync(QUIRE, ["site", "--snapshot", resolve(index), "-o", site, "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+for (const target of targets) {
+  const published = (await stat(target)).isDirectory();
+  const work = published ? null : await mkdtemp(join(tmpdir(), "quire-site-bench-"));
+  const site = published ? resolve(target) : join(work, "site");
+  const printed = published ? "served as it is"
+    : execFileSync(QUIRE, ["site", "--snapshot", resolve(target), "-o", site, "--app", DIST], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   const host = await throttledHost(site);
   try {
     const { cold, warm } = await visit(host, queries);
-    console.log(JSON.stringify({ index: resolve(index), site: printed.split("\n")[0], cold, warm }, null, 1));
+    console.log(JSON.stringify({ target: resolve(target), site: printed.split("\n")[0], cold, warm }, null, 1));
   } finally {
     await host.close();
-    await rm(work, { recursive: true, force: true });
+    if (work) await rm(work, { recursive: true, force: true });
   }
 }
