@@ -300,7 +300,7 @@ impl IndexSession {
             self.notice.set(Some(format!("The link's index could not be opened: {reason}")));
             return false;
         }
-        if matches!(storage::load().await, Ok(Some(_))) {
+        if storage::is_saved().await {
             self.notice.set(Some(format!(
                 "Showing {path}, which the link names. The index saved in this browser is kept and opens on a \
                  visit without the link; a change to the one shown here replaces it."

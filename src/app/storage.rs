@@ -33,15 +33,28 @@ fn is_not_found(error: &JsValue) -> bool {
     Reflect::get(error, &"name".into()).ok().and_then(|name| name.as_string()).as_deref() == Some("NotFoundError")
 }
 
+fn reading_failed(error: JsValue) -> String {
+    format!("reading the saved index: {}", describe(error))
+}
+
+/// The saved index's file, or `None` when nothing is saved.
+async fn saved_file() -> Result<Option<FileSystemFileHandle>, String> {
+    match resolve(folder().await?.get_file_handle(SAVED_INDEX)).await {
+        Ok(handle) => Ok(Some(handle)),
+        Err(error) if is_not_found(&error) => Ok(None),
+        Err(error) => Err(reading_failed(error)),
+    }
+}
+
+/// Whether an index is saved, without reading it.
+pub async fn is_saved() -> bool {
+    matches!(saved_file().await, Ok(Some(_)))
+}
+
 /// The saved index's bytes, or `None` when nothing is saved.
 pub async fn load() -> Result<Option<Vec<u8>>, String> {
-    let failed = |e: JsValue| format!("reading the saved index: {}", describe(e));
-    let handle: FileSystemFileHandle = match resolve(folder().await?.get_file_handle(SAVED_INDEX)).await {
-        Ok(handle) => handle,
-        Err(error) if is_not_found(&error) => return Ok(None),
-        Err(error) => return Err(failed(error)),
-    };
-    let file: web_sys::File = resolve(handle.get_file()).await.map_err(failed)?;
+    let Some(handle) = saved_file().await? else { return Ok(None) };
+    let file: web_sys::File = resolve(handle.get_file()).await.map_err(reading_failed)?;
     let bytes = read_bytes(&file).await.map_err(|reason| format!("reading the saved index: {reason}"))?;
     Ok(Some(bytes))
 }

@@ -18,6 +18,12 @@ use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
 use super::{CliResult, handout, indexing, load_embedder, load_snapshot};
 
+/// A file written into the site, and the hash of its bytes.
+struct Written {
+    name: String,
+    hash: blake3::Hash,
+}
+
 /// What a site holds besides the app and the index.
 struct Extras<'a> {
     questions: Option<&'a [SampleQuestion]>,
@@ -67,8 +73,8 @@ pub struct SiteArgs {
 
 pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
     let app_published = read_app(&args.app)?;
-    let questions = args.questions.as_deref().map(read_questions).transpose()?;
-    let lesson = args.lesson.as_deref().map(read_lesson).transpose()?;
+    let questions = args.questions.as_deref().map(|path| read_parsed(path, published::parse_questions)).transpose()?;
+    let lesson = args.lesson.as_deref().map(|path| read_parsed(path, Lesson::parse)).transpose()?;
     check_target(&args.output, &args.app)?;
     let embedder = load_embedder(model)?;
     let index = match &args.snapshot {
@@ -120,14 +126,10 @@ fn read_app(app: &Path) -> Result<Published, String> {
     Published::from_json(&listed).map_err(|e| format!("{}: {e}", app.display()))
 }
 
-fn read_lesson(path: &Path) -> Result<Lesson, String> {
+/// A file the user names, parsed by `parse`; either failure names the file.
+fn read_parsed<T>(path: &Path, parse: impl Fn(&str) -> Result<T, String>) -> Result<T, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Lesson::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn read_questions(path: &Path) -> Result<Vec<SampleQuestion>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    published::parse_questions(&text).map_err(|e| format!("{}: {e}", path.display()))
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Refuses to replace a folder that holds anything but a site this command wrote (a user's documents, the
@@ -216,17 +218,14 @@ fn write_site(
         write(dir, HANDOUT, handout.as_bytes(), &mut files)?;
     }
     write(dir, MANIFEST, &serde_json::to_vec_pretty(&site).map_err(|e| e.to_string())?, &mut files)?;
-    files.sort();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
     write_service_worker(dir, &files)?;
-    for file in files.iter().map(String::as_str).chain([SERVICE_WORKER]) {
-        precompress(dir, file)?;
-    }
-    Ok(files)
+    Ok(files.into_iter().map(|file| file.name).collect())
 }
 
 /// Copies the app's files under `from` into `to`, except `left_out` and precompressed copies (written
 /// anew), naming each copied file in `files`.
-fn copy_app(from: &Path, to: &Path, left_out: &HashSet<&str>, files: &mut Vec<String>) -> CliResult {
+fn copy_app(from: &Path, to: &Path, left_out: &HashSet<&str>, files: &mut Vec<Written>) -> CliResult {
     for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
         let entry = entry.map_err(|e| e.to_string())?;
         if !entry.file_type().is_file() {
@@ -243,48 +242,53 @@ fn copy_app(from: &Path, to: &Path, left_out: &HashSet<&str>, files: &mut Vec<St
     Ok(())
 }
 
-fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<String>) -> CliResult {
+/// Writes `bytes` as `name` inside `dir`, with its precompressed copies, and lists it in `files` with its
+/// hash (the service worker's version is drawn from them), so that no file is read back.
+fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<Written>) -> CliResult {
+    write_with_copies(dir, name, bytes)?;
+    files.push(Written { name: name.to_string(), hash: blake3::hash(bytes) });
+    Ok(())
+}
+
+fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    files.push(name.to_string());
-    Ok(())
+    precompress(&path, bytes)
 }
 
 /// The service worker with this site's files and a version drawn from their contents, as
 /// `scripts/finish_build.py` writes it into a build: a changed site is a new worker, which caches anew.
-fn write_service_worker(dir: &Path, files: &[String]) -> CliResult {
+fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
     let mut version = blake3::Hasher::new();
-    for name in files {
-        let bytes = std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
-        version.update(name.as_bytes()).update(&[0]).update(blake3::hash(&bytes).as_bytes());
+    for file in files {
+        version.update(file.name.as_bytes()).update(&[0]).update(file.hash.as_bytes());
     }
     let version = version.finalize().to_hex();
-    let listed = serde_json::to_string(files).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
+    let listed = serde_json::to_string(&names).map_err(|e| e.to_string())?;
     let worker = SERVICE_WORKER_TEMPLATE
         .replace("\"__QUIRE_BUILD_VERSION__\"", &format!("\"{}\"", &version[..16]))
         .replace("__QUIRE_BUILD_FILES__", &listed);
-    std::fs::write(dir.join(SERVICE_WORKER), worker).map_err(|e| format!("{SERVICE_WORKER}: {e}"))
+    write_with_copies(dir, SERVICE_WORKER, worker.as_bytes())
 }
 
-/// `name.gz` and `name.br` beside `name`, each only where it is smaller than the file.
-fn precompress(dir: &Path, name: &str) -> CliResult {
-    let path = dir.join(name);
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// `path.gz` and `path.br` for `bytes`, each only where it is smaller.
+fn precompress(path: &Path, bytes: &[u8]) -> CliResult {
     let failed = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(&bytes).map_err(failed)?;
+    gzip.write_all(bytes).map_err(failed)?;
     let gzip = gzip.finish().map_err(failed)?;
     let mut brotli = Vec::new();
     {
         let mut writer = brotli::CompressorWriter::new(&mut brotli, 1 << 16, BROTLI_QUALITY, 22);
-        writer.write_all(&bytes).map_err(failed)?;
+        writer.write_all(bytes).map_err(failed)?;
     }
     for (compressed, extension) in [(gzip, "gz"), (brotli, "br")] {
         if compressed.len() < bytes.len() {
-            let copy = sibling(&path, extension);
+            let copy = sibling(path, extension);
             std::fs::write(&copy, compressed).map_err(|e| format!("{}: {e}", copy.display()))?;
         }
     }

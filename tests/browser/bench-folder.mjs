@@ -10,35 +10,13 @@
 // (--no-questions for a build that cannot answer while it indexes, such as one from before it could;
 // QUIRE_BENCH_DIST=DIR measures another build than dist/.)
 import { resolve } from "node:path";
-import { serveDist, launchBrowser, forgetSavedIndex, waitReady, READY } from "./harness.mjs";
+import { serveDist, launchBrowser, forgetSavedIndex, waitReady, answerInPage, READY } from "./harness.mjs";
 
 const folder = process.argv[2];
 const askQuestions = !process.argv.includes("--no-questions");
 if (!folder) {
   console.error("usage: node tests/browser/bench-folder.mjs DIR");
   process.exit(2);
-}
-
-/// Asks `text` and waits for its results. Timed inside the page, from the click to the results in the
-/// document (a driver's round trips would add tens of milliseconds that a user does not wait for), and by
-/// the engine alone (its own figure, shown under the results).
-async function answerTime(page, text) {
-  await page.fill("#query", text);
-  return page.evaluate((asked) => new Promise((done) => {
-    const results = () => document.querySelector("#results");
-    const began = performance.now();
-    const finish = () => {
-      if (results()?.dataset.query !== asked) return false;
-      observer.disconnect();
-      const engine = Number(document.querySelector("#answer-timing")?.dataset.ms ?? NaN);
-      done({ shown_ms: performance.now() - began, engine_ms: engine });
-      return true;
-    };
-    const observer = new MutationObserver(finish);
-    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
-    document.querySelector("#search").click();
-    finish();
-  }), text);
 }
 
 /// Runs `start`, then samples the status line and the engine's memory until the page is ready again:
@@ -67,7 +45,7 @@ async function stages(page, start, askWhileEmbedding = false) {
     if (sample.state === "ready" && at > 1) break;
     if (askWhileEmbedding && stage === "embed" && at - lastAsked >= 1) {
       lastAsked = at;
-      answers.push(await answerTime(page, `Who was the first person to walk on the Moon? (${answers.length + 1})`));
+      answers.push(await answerInPage(page, `Who was the first person to walk on the Moon? (${answers.length + 1})`));
       const note = await page.evaluate(() => document.querySelector("#still-indexing")?.textContent ?? "");
       if (searchableAt === null && /still being embedded/.test(note)) searchableAt = at;
     }

@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { homedir, tmpdir } from "node:os";
 import { extname, join, normalize, resolve } from "node:path";
-import { launchBrowser, DIST, READY } from "./harness.mjs";
+import { launchBrowser, answerInPage, DIST, READY } from "./harness.mjs";
 
 const QUIRE = join(process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/quire/target"), "debug/quire");
 const BYTES_PER_SECOND = 10e6 / 8;
@@ -58,22 +58,6 @@ async function throttledHost(root) {
   return { url: `http://127.0.0.1:${server.address().port}/`, sent: () => sent, close: () => new Promise((ok) => server.close(ok)) };
 }
 
-/// Asks `text`: the milliseconds from the click to the results in the page.
-async function ask(page, text) {
-  await page.fill("#query", text);
-  return page.evaluate((asked) => new Promise((done) => {
-    const began = performance.now();
-    const finish = () => {
-      if (document.querySelector("#results")?.dataset.query !== asked) return;
-      observer.disconnect();
-      done(performance.now() - began);
-    };
-    const observer = new MutationObserver(finish);
-    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
-    document.querySelector("#search").click();
-  }), text);
-}
-
 const megabytes = (bytes) => +(bytes / 1e6).toFixed(2);
 
 async function visit(host, questions) {
@@ -87,7 +71,7 @@ async function visit(host, questions) {
     const cold = { ready_s: (Date.now() - began) / 1000, ready_mb: megabytes(host.sent() - before), questions: [] };
     for (const question of questions) {
       before = host.sent();
-      const ms = await ask(page, question);
+      const { shown_ms: ms } = await answerInPage(page, question);
       cold.questions.push({ ms: Math.round(ms), mb: megabytes(host.sent() - before) });
     }
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 900_000 });
@@ -96,7 +80,7 @@ async function visit(host, questions) {
     const again = Date.now();
     await page.reload();
     await page.waitForSelector(READY, { timeout: 900_000 });
-    const warm = { ready_s: (Date.now() - again) / 1000, ready_mb: megabytes(host.sent() - before), first_question_ms: Math.round(await ask(page, questions[0])) };
+    const warm = { ready_s: (Date.now() - again) / 1000, ready_mb: megabytes(host.sent() - before), first_question_ms: Math.round((await answerInPage(page, questions[0])).shown_ms) };
     return { cold, warm };
   } finally {
     await browser.close();

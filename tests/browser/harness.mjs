@@ -232,3 +232,25 @@ export function profileTimes(profile) {
   });
   return { self, inclusive };
 }
+
+/// Asks `text` and waits for its results. Timed inside the page, from the click to the results in the
+/// document (a driver's round trips would add tens of milliseconds that a user does not wait for), and by
+/// the engine alone (its own figure, shown under the results).
+export async function answerInPage(page, text) {
+  await page.fill("#query", text);
+  return page.evaluate((asked) => new Promise((done) => {
+    const results = () => document.querySelector("#results");
+    const began = performance.now();
+    const finish = () => {
+      if (results()?.dataset.query !== asked) return false;
+      observer.disconnect();
+      const engine = Number(document.querySelector("#answer-timing")?.dataset.ms ?? NaN);
+      done({ shown_ms: performance.now() - began, engine_ms: engine });
+      return true;
+    };
+    const observer = new MutationObserver(finish);
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+    document.querySelector("#search").click();
+    finish();
+  }), text);
+}
