@@ -493,6 +493,37 @@ llm_case("llm-stall", "an LLM endpoint that stops sending after two words", "sta
 llm_case("llm-endless", "an LLM endpoint whose answer never ends", "endless", "cut off at 100000 characters")
 
 
+# ---------------------------------------------------------------------------------------------- sites
+
+def site_case(name, what, flag, file_name, content, reason):
+    """`quire site` given a hostile lesson or questions file: refused with `reason`, and no site written."""
+    @case(name, what)
+    def _(folder, quire):
+        good = put(folder, "good.md", GOOD)
+        index = os.path.join(folder, "index.quire")
+        subprocess.run([quire, "index", good, "-o", index], check=True, capture_output=True)
+        put(folder, "app/index.html", "<!doctype html><title>Quire</title>")
+        put(folder, "app/corpora.json", '{"corpora": [{"key": "demo", "title": "Demo", "snapshot": "demo.quire"}]}')
+        given = put(folder, file_name, content())
+        return ["site", "--snapshot", index, "-o", os.path.join(folder, "site"), "--app", os.path.join(folder, "app"),
+                flag, given], {"exit": 1, "out": [f"{file_name}: {reason}"], "none": ["panicked", "wrote"]}
+    _.needs_binary = True
+
+
+def laughs():
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f'{chr(98 + i)}: &{chr(98 + i)} [{",".join(["*" + chr(97 + i)] * 9)}]' for i in range(8)]
+    return "title: Tides\nsteps:\n  - question: When is high tide?\n    compare: [bm25]\n" + "\n".join(lines) + "\n"
+
+
+site_case("lesson-yaml-aliases", "a lesson whose YAML aliases expand exponentially (420 bytes)", "--lesson",
+          "lesson.yaml", laughs, "not a lesson in YAML: it repeats values by YAML aliases")
+site_case("lesson-deep-nesting", "a lesson nested 200,000 lists deep", "--lesson", "lesson.yaml",
+          lambda: "title: Tides\nsteps: " + "[" * 200_000 + "]" * 200_000 + "\n", "not a lesson in YAML")
+site_case("questions-binary", "sample questions that are 64 KiB of random bytes", "--questions", "questions.txt",
+          lambda: random.Random(5).randbytes(65_536), "stream did not contain valid UTF-8")
+
+
 # ---------------------------------------------------------------------------------------------- running
 
 def run_case(quire, name, make, limits, server):

@@ -18,6 +18,7 @@ pub mod graph;
 pub mod index;
 pub mod retrieve;
 pub mod store;
+pub mod yaml;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

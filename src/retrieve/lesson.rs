@@ -120,7 +120,7 @@ pub fn columns(trace: &Trace) -> Vec<(String, Vec<String>)> {
 
 /// YAML as the JSON value serde reads the lesson from (a teacher may write either).
 fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
-    use yaml_rust2::{Yaml, YamlLoader};
+    use yaml_rust2::Yaml;
     fn convert(yaml: &Yaml) -> serde_json::Value {
         match yaml {
             Yaml::Hash(map) => serde_json::Value::Object(
@@ -142,13 +142,20 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
             _ => serde_json::Value::Null,
         }
     }
-    let documents = YamlLoader::load_from_str(text).map_err(|e| format!("not a lesson in YAML: {e}"))?;
+    let documents = crate::yaml::load(text).map_err(|e| format!("not a lesson in YAML: {e}"))?;
     documents.first().map(convert).ok_or_else(|| "the lesson file is empty".to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_a_lesson_or_a_reason(text in ".{0,400}") {
+            let _ = Lesson::parse(&text);
+        }
+    }
 
     const YAML: &str = "title: Multi-hop questions\nsteps:\n  - question: Which agency launched Eagle?\n    compare: [dense, bm25, join]\n    note: The join follows the link.\n  - question: 1969\n    compare: [bm25]\n    fusion: rrf\n";
 
@@ -186,5 +193,9 @@ mod tests {
         assert_eq!(Lesson::parse(r#"{"title": "x", "steps": []}"#).unwrap_err(), "the lesson has no steps");
         assert!(Lesson::parse("title: [unclosed").unwrap_err().starts_with("not a lesson in YAML"));
         assert!(Lesson::parse("just words").unwrap_err().starts_with("not a lesson"));
+        let laughs = format!("{YAML}a: &a [lol, lol]\nb: &b [*a, *a]\nc: [*b, *b]\n");
+        assert!(Lesson::parse(&laughs).unwrap_err().contains("YAML aliases"), "an alias is refused before loading");
+        let deep = format!("title: x\nsteps: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(Lesson::parse(&deep).unwrap_err().starts_with("not a lesson in YAML"));
     }
 }

@@ -108,6 +108,28 @@ pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_a_list_or_a_reason(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let _ = Published::from_json(&bytes);
+        }
+
+        #[test]
+        fn any_text_is_questions_or_a_reason(text in ".{0,300}") {
+            if let Ok(questions) = parse_questions(&text) {
+                proptest::prop_assert!(questions.iter().all(|q| !q.text.is_empty()));
+            }
+        }
+
+        #[test]
+        fn a_path_let_through_is_plain(path in "[ -~\n\t%]{0,40}") {
+            if let Some(kept) = inside_the_build(&path) {
+                proptest::prop_assert!(!kept.starts_with('/') && !kept.split('/').any(|p| p == ".." || p.is_empty()));
+                proptest::prop_assert!(kept.chars().all(|c| c.is_ascii_alphanumeric() || "._~-/".contains(c)));
+            }
+        }
+    }
+
     #[test]
     fn only_paths_inside_the_build_are_fetched() {
         for fine in ["corpus/index.quire", "./notes.quire", "snapshots/planets-questions.json"] {

@@ -1,8 +1,7 @@
 //! A Markdown file's YAML front matter: its title, aliases, type and the relations it declares
 //! (`key: "[[Target]]"`), read with `yaml-rust2`.
 
-use yaml_rust2::parser::Event;
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 use crate::corpus::Malformed;
 
@@ -10,8 +9,7 @@ use super::*;
 
 /// Reads `title`, `aliases`, `type` and every other key whose values hold `[[Target]]` wiki links.
 pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {
-    refuse_aliases(yaml)?;
-    let docs = YamlLoader::load_from_str(yaml).map_err(|e| format!("invalid YAML: {e}"))?;
+    let docs = crate::yaml::load(yaml)?;
     let Some(Yaml::Hash(map)) = docs.into_iter().next() else {
         return Ok(Metadata::default());
     };
@@ -35,22 +33,6 @@ pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {
         }
     }
     Ok(metadata)
-}
-
-/// Front matter that repeats a value by a YAML alias (`*name`) is refused before it is loaded: the loader
-/// copies the aliased value at every use, so a few hundred bytes of aliases of aliases ("billion laughs")
-/// grow into gigabytes. The events are read once, in linear time; a title or a link needs no alias.
-fn refuse_aliases(yaml: &str) -> Result<(), Malformed> {
-    let mut parser = yaml_rust2::parser::Parser::new_from_str(yaml);
-    loop {
-        match parser.next_token().map_err(|e| format!("invalid YAML: {e}"))?.0 {
-            Event::Alias(_) => {
-                return Err("it repeats values by YAML aliases (*name), which Quire does not expand".into());
-            }
-            Event::StreamEnd => return Ok(()),
-            _ => {}
-        }
-    }
 }
 
 pub(super) fn scalar_strings(value: &Yaml) -> Vec<String> {
