@@ -61,7 +61,7 @@ def optimise_wasm(staging: Path, flags: list) -> None:
         subprocess.run(["node", str(WASM_OPT), *flags, *WASM_FEATURES, str(wasm), "-o", str(wasm)], check=True)
         digest = base64.b64encode(hashlib.sha384(wasm.read_bytes()).digest()).decode()
         html = re.sub(
-            rf'(href="/{re.escape(wasm.name)}"[^>]*integrity=")sha384-[^"]*"', rf'\g<1>sha384-{digest}"', html
+            rf'(href="(?:/|\./)?{re.escape(wasm.name)}"[^>]*integrity=")sha384-[^"]*"', rf'\g<1>sha384-{digest}"', html
         )
         print(f"finish_build: wasm-opt {' '.join(flags)} {wasm.name}: {before / 1e6:.1f} MB -> {wasm.stat().st_size / 1e6:.1f} MB")
     index.write_text(html, encoding="utf-8")

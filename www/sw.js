@@ -5,9 +5,14 @@
 // build is a new service worker, which fetches the new files and drops the old cache.
 const VERSION = "__QUIRE_BUILD_VERSION__";
 const FILES = __QUIRE_BUILD_FILES__;
-const CACHE = `quire-${VERSION}`;
+// Caches are the origin's, shared by every site under it: each site's names carry its scope, so that one
+// site's new version drops its own old cache and never another's.
+const SITE = `quire ${new URL(self.registration.scope).pathname} `;
+const CACHE = `${SITE}${VERSION}`;
 // Files fetched that the build does not list.
-const FETCHED = `quire-fetched-${VERSION}`;
+const FETCHED = `${SITE}fetched ${VERSION}`;
+// Caches named before they carried a scope, when a build could only be served from an origin's root.
+const UNSCOPED = /^quire-(fetched-)?[0-9a-f]{16}$/;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -22,7 +27,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((names) => Promise.all(names.filter((name) => name.startsWith("quire-") && name !== CACHE && name !== FETCHED).map((name) => caches.delete(name))))
+      .then((names) => Promise.all(names.filter((name) => (name.startsWith(SITE) || UNSCOPED.test(name)) && name !== CACHE && name !== FETCHED).map((name) => caches.delete(name))))
       .then(() => self.clients.claim()),
   );
 });

@@ -713,7 +713,7 @@ test("any static server serves the build, and after a first visit the app opens 
   }
 });
 
-test("quire site publishes a folder as a static site that opens its index, answers its sample question, and works offline without leaving its origin", async () => {
+test("quire site publishes a folder as a static site that opens its index from a folder of its host, answers its sample question, and works offline without leaving its origin", async () => {
   const work = await mkdtemp(join(tmpdir(), "quire-site-"));
   const nomicon = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/nomicon");
   const docs = join(work, "notes");
@@ -738,13 +738,15 @@ test("quire site publishes a folder as a static site that opens its index, answe
   }
   assert.ok(listing.some((f) => f.endsWith("_bg.wasm.br")), "the module has no .br copy");
   assert.ok(!listing.includes("snapshots/planets.quire"), "the demos are published too");
-  const served = await pythonServer(site);
+  // Served from a folder of the host, not its root, as a course page or an object store would.
+  const served = await pythonServer(work);
+  const siteUrl = `${served.url}site/`;
   const page = await browser.context.newPage();
   const errors = watchErrors(page);
   const elsewhere = [];
-  page.on("request", (request) => { if (!request.url().startsWith(served.url)) elsewhere.push(request.url()); });
+  page.on("request", (request) => { if (!request.url().startsWith(siteUrl)) elsewhere.push(request.url()); });
   try {
-    await page.goto(served.url);
+    await page.goto(siteUrl);
     await waitReady(page);
     assert.equal(await page.textContent("h1"), "Unsafe Rust notes");
     assert.equal(await page.title(), "Unsafe Rust notes · Quire");
