@@ -9,7 +9,7 @@ use super::controls::{MethodChoice, MethodControls, SampleQuestions};
 use super::engine;
 use super::lesson::LessonPanel;
 use super::results::{Results, Search};
-use super::session::IndexSession;
+use super::session::{IndexSession, Model};
 use super::settings::LlmSettings;
 
 #[component]
@@ -26,16 +26,17 @@ pub fn AskPanel(
     let ready = move || session.answers_questions();
     let no_retriever = move || session.notice.set(Some("Choose at least one retriever.".into()));
 
-    let run_query = move || {
-        let text = query_text.get_untracked();
+    let ask = move |text: String| {
         if text.trim().is_empty() {
             return;
         }
         let Some(method) = choice.method() else { return no_retriever() };
         let k = choice.top_k();
         let still_indexing = session.indexing_files.get_untracked();
+        // While the model loads the engine answers by words, which needs no node vectors.
+        let node_vectors = method.method().reads_node_vectors() && session.model.get_untracked() == Model::Loaded;
         spawn_local(async move {
-            if !session.vectors_for(method.method().reads_node_vectors()).await {
+            if !session.vectors_for(node_vectors).await {
                 return;
             }
             match engine::query(&text, method, k).await {
@@ -44,6 +45,14 @@ pub fn AskPanel(
             }
         });
     };
+
+    let run_query = move || ask(query_text.get_untracked());
+    // A question answered by words while the model loaded is asked again, by the chosen method, once it has.
+    Effect::new(move |_| {
+        if session.model_loaded() && search.answer.with_untracked(|a| a.as_ref().is_some_and(|a| a.model_loading)) {
+            ask(search.answered.get_untracked());
+        }
+    });
 
     let ask_llm = move || {
         let text = query_text.get_untracked();
@@ -84,7 +93,7 @@ pub fn AskPanel(
                     title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
             </form>
             <ChatView conversation=conversation open_outline=open_outline />
-            <LessonPanel lesson=session.lesson choice=choice search=search ready=Signal::derive(ready) run_query=run_query />
+            <LessonPanel lesson=session.lesson choice=choice search=search ready=Signal::derive(move || session.ready()) run_query=run_query />
             <SampleQuestions samples=search.samples query_text=query_text run_query=run_query />
             <MethodControls choice=choice />
             <Results search=search open_outline=open_outline />

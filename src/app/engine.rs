@@ -51,13 +51,16 @@ type Waiting = oneshot::Sender<Result<Reply, Failure>>;
 
 struct Connection {
     worker: Worker,
-    /// Told once the model is loaded, or why it could not be.
+    /// Told once the engine takes requests, or why it could not start.
     starting: Option<oneshot::Sender<Result<(), Failure>>>,
     waiting: HashMap<u32, Waiting>,
     next_id: u32,
     /// What the engine last said it was doing: the file it was parsing when it crashed is the one to blame.
     last_progress: Option<Progress>,
     on_progress: Rc<dyn Fn(Progress)>,
+    /// Hears when the embedding model has loaded behind the engine (with the engine's memory then), or
+    /// why it could not.
+    on_model: Rc<dyn Fn(Result<u32, String>)>,
     listeners: Listeners,
 }
 
@@ -65,9 +68,13 @@ thread_local! {
     static CONNECTION: RefCell<Option<Connection>> = const { RefCell::new(None) };
 }
 
-/// Starts an engine worker (ending any running one) and waits until its model is loaded; `on_progress`
-/// hears about the model's download and every later long step.
-pub async fn start(on_progress: impl Fn(Progress) + 'static) -> Result<(), String> {
+/// Starts an engine worker (ending any running one) and waits until it takes requests; it answers by
+/// words while its model loads. `on_progress` hears about the model's download and every later long step,
+/// `on_model` when the model has loaded.
+pub async fn start(
+    on_progress: impl Fn(Progress) + 'static,
+    on_model: impl Fn(Result<u32, String>) + 'static,
+) -> Result<(), String> {
     stop();
     let worker = super::browser::start_worker(ROLE)?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| match from_js(&event) {
@@ -89,6 +96,7 @@ pub async fn start(on_progress: impl Fn(Progress) + 'static) -> Result<(), Strin
             next_id: 0,
             last_progress: None,
             on_progress: Rc::new(on_progress),
+            on_model: Rc::new(on_model),
             listeners: (on_message, on_error),
         })
     });
@@ -110,6 +118,12 @@ fn receive(message: FromEngine) {
             let starting = CONNECTION.with(|c| c.borrow_mut().as_mut().and_then(|c| c.starting.take()));
             if let Some(starting) = starting {
                 let _ = starting.send(started.map_err(Failure::Refused));
+            }
+        }
+        FromEngine::ModelLoaded(loaded) => {
+            let tell = CONNECTION.with(|c| c.borrow().as_ref().map(|c| c.on_model.clone()));
+            if let Some(tell) = tell {
+                tell(loaded);
             }
         }
         FromEngine::Reply { id, reply } => answer(id, reply),

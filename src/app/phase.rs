@@ -11,6 +11,9 @@ pub enum Phase {
     /// The engine worker is starting; its model's download comes as progress.
     Starting,
     OpeningPublished,
+    /// An index is open and questions are answered by words (BM25) while the embedding model loads, its
+    /// download as last reported; or, when it could not be loaded, by words only, with the reason.
+    AnsweringByWords(Result<Option<Progress>, String>),
     /// A long step in the engine, as it last reported.
     Working(Progress),
     Ready,
@@ -20,8 +23,9 @@ pub enum Phase {
 impl Phase {
     fn key(&self) -> &'static str {
         match self {
-            Phase::Starting | Phase::Working(Progress { task: Task::LoadModel, .. }) => "loading-model",
+            Phase::Starting => "starting",
             Phase::OpeningPublished => "opening-published",
+            Phase::AnsweringByWords(_) => "answering-by-words",
             Phase::Working(_) => "indexing",
             Phase::Ready => "ready",
             Phase::Failed(_) => "failed",
@@ -32,6 +36,9 @@ impl Phase {
         match self {
             Phase::Starting => "Starting the engine…".into(),
             Phase::OpeningPublished => "Opening the prebuilt index…".into(),
+            Phase::AnsweringByWords(Ok(Some(download))) => describe_progress(download),
+            Phase::AnsweringByWords(Ok(None)) => "Answering by words while the embedding model loads…".into(),
+            Phase::AnsweringByWords(Err(reason)) => format!("Answering by words only: {reason}."),
             Phase::Working(progress) => describe_progress(progress),
             Phase::Ready => "Ready.".into(),
             Phase::Failed(reason) => format!("Error: {reason}"),
@@ -55,7 +62,7 @@ pub fn describe_progress(progress: &Progress) -> String {
     };
     match task {
         Task::LoadModel => format!(
-            "Loading the embedding model: {:.1} / {:.1} MB{}…",
+            "Answering by words while the embedding model loads: {:.1} / {:.1} MB{}…",
             *done as f64 / 1e6,
             *total as f64 / 1e6,
             remaining("MB", 1e6)

@@ -130,8 +130,11 @@ pub struct FileBytes {
 /// The engine worker to the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEngine {
-    /// The model is loaded (or could not be): requests are served from now on.
+    /// The engine takes requests from now on; questions are answered by words until `ModelLoaded`.
     Started(Result<(), String>),
+    /// The embedding model has loaded, and the engine's memory with it (or why it could not be): questions
+    /// by meaning and indexing can go on.
+    ModelLoaded(Result<u32, String>),
     Progress(Progress),
     Reply {
         id: u32,
@@ -249,6 +252,8 @@ pub struct Answer {
     /// Those waiting documents that BM25 ranks for the question and `rows` does not hold, each at its best
     /// chunk, in BM25's order: a method that reads vectors ranks them below every embedded document.
     pub found_by_words: Vec<ResultRow>,
+    /// Answered by BM25 alone because the embedding model was still loading; asked again once it has.
+    pub model_loading: bool,
 }
 
 /// What an LLM-assisted retrieval wants next: the LLM asked these messages, or it is done.

@@ -104,8 +104,14 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             )),
         }
     };
+    let by_words = move || answer.with(|a| a.as_ref().is_some_and(|a| a.model_loading));
     view! {
         {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
+        {move || by_words().then(|| view! {
+            <p id="by-words" class="meta">
+                "Found by their words (BM25) while the embedding model loads; asked again by the chosen method once it has."
+            </p>
+        })}
         <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>
             {move || answer.get().map(|a| format!("{} documents in {:.0} ms ({})", a.rows.len(), a.milliseconds, a.trace.method))}
         </p>

@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 use super::corpora;
 use super::engine::{self, Failure};
 use super::phase::Phase;
-use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress};
+use super::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Task};
 use super::results::Search;
 use super::{browser, storage};
 use crate::corpus::ReportLine;
@@ -23,9 +23,19 @@ const EXPORT_NAME: &str = "quire-index.quire";
 /// What the index saved in this browser is called in messages.
 const SAVED_INDEX: &str = "the index saved in this browser";
 
+/// The engine's embedding model, which loads behind it while questions are answered by words.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Model {
+    /// Downloading, as last reported.
+    Loading(Option<Progress>),
+    Loaded,
+    Failed(String),
+}
+
 #[derive(Clone, Copy)]
 pub struct IndexSession {
     pub phase: RwSignal<Phase>,
+    pub model: RwSignal<Model>,
     pub summary: RwSignal<Option<CorpusSummary>>,
     pub engine_memory: RwSignal<u32>,
     /// Every document as (source, title).
@@ -58,6 +68,7 @@ impl IndexSession {
     pub fn new(search: Search) -> Self {
         IndexSession {
             phase: RwSignal::new(Phase::Starting),
+            model: RwSignal::new(Model::Loading(None)),
             summary: RwSignal::new(None),
             engine_memory: RwSignal::new(0),
             documents: RwSignal::new(Vec::new()),
@@ -77,16 +88,22 @@ impl IndexSession {
         }
     }
 
-    /// Whether the engine takes requests now (tracked: controls are enabled by it).
+    /// Whether the engine takes every request now, its model loaded (tracked: controls are enabled by it).
     pub fn ready(self) -> bool {
         matches!(self.phase.get(), Phase::Ready)
     }
 
-    /// Whether a question can be asked now (tracked): the engine is ready, or it is indexing new files while
-    /// the index as it was answers (the engine worker answers between the update's steps).
+    /// Whether the embedding model has loaded (tracked).
+    pub fn model_loaded(self) -> bool {
+        self.model.get() == Model::Loaded
+    }
+
+    /// Whether a question can be asked now (tracked): the engine is ready, or answers by words while its
+    /// model loads, or it is indexing new files while the index as it was answers (the engine worker answers
+    /// between the update's steps).
     pub fn answers_questions(self) -> bool {
         match self.phase.get() {
-            Phase::Ready => true,
+            Phase::Ready | Phase::AnsweringByWords(_) => true,
             Phase::Working(_) => self.indexing_files.get() > 0,
             _ => false,
         }
@@ -98,15 +115,51 @@ impl IndexSession {
         self.engine_memory.set(state.engine_memory_bytes);
     }
 
+    /// With an index open: ready, or answering by words while the model loads (or since it failed to).
+    fn settle(self) {
+        let phase = match self.model.get_untracked() {
+            Model::Loaded => Phase::Ready,
+            Model::Loading(progress) => Phase::AnsweringByWords(Ok(progress)),
+            Model::Failed(reason) => Phase::AnsweringByWords(Err(reason)),
+        };
+        self.phase.set(phase);
+    }
+
+    /// The model's download goes to `model`, every other step to the phase.
     fn on_progress(self) -> impl Fn(Progress) + 'static {
-        move |progress| self.phase.set(Phase::Working(progress))
+        move |progress| match progress.task {
+            Task::LoadModel => {
+                self.model.set(Model::Loading(Some(progress)));
+                if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
+                    self.settle();
+                }
+            }
+            _ => self.phase.set(Phase::Working(progress)),
+        }
+    }
+
+    fn on_model(self) -> impl Fn(Result<u32, String>) + 'static {
+        move |loaded| {
+            if let Ok(engine_memory) = loaded {
+                self.engine_memory.set(engine_memory);
+            }
+            self.model.set(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
+            if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
+                self.settle();
+            }
+        }
+    }
+
+    async fn start_engine(self) -> Result<(), String> {
+        self.model.set(Model::Loading(None));
+        engine::start(self.on_progress(), self.on_model()).await
     }
 
     /// Starts the engine, then opens the index the address links, else the saved index, else the first
     /// published corpus (or, in a bench build, runs the benchmark the address asks for).
     pub fn start(self) {
         spawn_local(async move {
-            if let Err(reason) = engine::start(self.on_progress()).await {
+            if let Err(reason) = self.start_engine().await {
                 return self.phase.set(Phase::Failed(reason));
             }
             #[cfg(feature = "bench")]
@@ -115,7 +168,7 @@ impl IndexSession {
                     Ok(report) => self.bench.set(Some(report)),
                     Err(failure) => return self.phase.set(Phase::Failed(failure.to_string())),
                 }
-                return self.phase.set(Phase::Ready);
+                return self.settle();
             }
             self.open_first_index().await;
             // Only now: caching the build for offline use must not slow the first start.
@@ -138,7 +191,7 @@ impl IndexSession {
 
     /// A new engine with the index the page shows: the saved one if it is saved, else the corpus shown.
     async fn restart_engine(self) -> Result<(), String> {
-        engine::start(self.on_progress()).await?;
+        self.start_engine().await?;
         let saved_bytes = if self.saved.get_untracked() { storage::load().await? } else { None };
         let state = match saved_bytes {
             Some(bytes) => engine::open(SAVED_INDEX, bytes).await,
@@ -160,7 +213,7 @@ impl IndexSession {
                 self.notice
                     .set(Some(format!("The engine stopped ({message}); it was restarted with the index as it was.")));
                 match self.restart_engine().await {
-                    Ok(()) => self.phase.set(Phase::Ready),
+                    Ok(()) => self.settle(),
                     Err(reason) => self.phase.set(Phase::Failed(reason)),
                 }
             }
@@ -195,7 +248,7 @@ impl IndexSession {
                 let crashes = crashed_on.into_iter().map(|text| ReportLine { text, problem: true, files: Vec::new() });
                 outcome.report.splice(0..0, crashes);
                 self.last_outcome.set(Some(outcome));
-                self.phase.set(Phase::Ready);
+                self.settle();
                 if let Some(state) = state {
                     self.show(state);
                     self.persist().await;
@@ -223,7 +276,7 @@ impl IndexSession {
         }
         match engine::add_node_vectors().await {
             Ok((outcome, state)) => {
-                self.phase.set(Phase::Ready);
+                self.settle();
                 let Some(state) = state.filter(|_| !outcome.cancelled) else { return false };
                 self.notice.set(Some(format!(
                     "Embedded this index's pages, sections, entities and relations ({} texts, {:.0} s): the \
@@ -239,7 +292,7 @@ impl IndexSession {
                 true
             }
             Err(Failure::Refused(reason)) => {
-                self.phase.set(Phase::Ready);
+                self.settle();
                 self.notice.set(Some(reason));
                 false
             }
@@ -289,7 +342,7 @@ impl IndexSession {
         self.corpus.set(Some(chosen));
         self.show_new_index(state, questions, false);
         self.lesson.set(lesson);
-        self.phase.set(Phase::Ready);
+        self.settle();
         Ok(())
     }
 
@@ -346,7 +399,7 @@ impl IndexSession {
         match (restored_index, first) {
             (Ok(Some(state)), _) => {
                 self.show_new_index(state, Vec::new(), true);
-                self.phase.set(Phase::Ready);
+                self.settle();
             }
             (not_restored, Some(first)) => {
                 if let Err(reason) = not_restored {

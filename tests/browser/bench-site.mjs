@@ -2,8 +2,9 @@
 // --snapshot` publishes it with the release build (dist/); a static server that sends the precompressed copies
 // (as nginx's brotli_static or a CDN does) and answers revalidations with 304 serves it throttled to 10 Mbit/s
 // with 40 ms before each response (the issue's DevTools preset, applied at the server so that the workers'
-// and the service worker's requests are throttled too); headless Chromium visits it. Reported: the bytes sent
-// and the seconds until the page answers, the first question and the next ten (each one's bytes and time, in
+// and the service worker's requests are throttled too, all sharing the one link); headless Chromium visits it.
+// Reported: the bytes sent and the seconds until the page answers by words (the model still loading) and its
+// first answer then, and until it answers by meaning, the first question and the next ten (each one's bytes and time, in
 // the page from the click to the results), everything the first visit downloads once the service worker has
 // cached the site, and a second visit (warm: answered from that cache). Timing only: it checks nothing.
 //   trunk build --release && node tests/browser/bench-site.mjs INDEX.quire... [--questions N]
@@ -27,9 +28,11 @@ const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".
 
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/// Serves `root` as a throttled static host; `sent()` is the bytes sent so far.
+/// Serves `root` as a throttled static host; `sent()` is the bytes sent so far. The responses share one link:
+/// two downloads at once each get half of it, as on a visitor's connection.
 async function throttledHost(root) {
   let sent = 0;
+  let linkFreeAt = 0;
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
     const file = normalize(join(root, path.endsWith("/") ? path + "index.html" : path));
@@ -48,9 +51,10 @@ async function throttledHost(root) {
     response.writeHead(200, { ...headers, "content-length": body.length });
     for (let at = 0; at < body.length; at += SLICE) {
       const slice = body.subarray(at, at + SLICE);
+      linkFreeAt = Math.max(linkFreeAt, Date.now()) + (slice.length / BYTES_PER_SECOND) * 1000;
+      await pause(linkFreeAt - Date.now());
       sent += slice.length;
       if (!response.write(slice)) await new Promise((drained) => response.once("drain", drained));
-      await pause((slice.length / BYTES_PER_SECOND) * 1000);
     }
     response.end();
   });
@@ -67,8 +71,15 @@ async function visit(host, questions) {
     const began = Date.now();
     let before = host.sent();
     await page.goto(host.url);
+    // The first answer, by words, while the model loads; then the page answering by meaning.
+    await page.waitForSelector(`#status[data-state="answering-by-words"], ${READY}`, { timeout: 900_000 });
+    const byWords = { answering_s: (Date.now() - began) / 1000, answering_mb: megabytes(host.sent() - before) };
+    if (await page.$('#status[data-state="answering-by-words"]')) {
+      const { shown_ms } = await answerInPage(page, questions[0]);
+      Object.assign(byWords, { first_answer_ms: Math.round(shown_ms), answered_after_s: (Date.now() - began) / 1000, answered_after_mb: megabytes(host.sent() - before) });
+    }
     await page.waitForSelector(READY, { timeout: 900_000 });
-    const cold = { ready_s: (Date.now() - began) / 1000, ready_mb: megabytes(host.sent() - before), questions: [] };
+    const cold = { by_words: byWords, ready_s: (Date.now() - began) / 1000, ready_mb: megabytes(host.sent() - before), questions: [] };
     for (const question of questions) {
       before = host.sent();
       const { shown_ms: ms } = await answerInPage(page, question);

@@ -26,11 +26,19 @@ pub(super) fn forget_assisted() {
     ASSISTED.set(None);
 }
 
-/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
+/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace; by BM25 alone
+/// while the model loads (the answer says so, and the page asks again once it has loaded).
 pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    with_searchable_index(|engine, index, waiting| {
-        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+    let Some(embedder) = super::model::loaded() else {
+        return with_searchable_index(|_, index, waiting| {
+            let (hits, trace) = Method::Single(Retriever::Bm25).grouped(index, Query::new(text, &[]), k);
+            Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
+        });
+    };
+    with_searchable_index(|_, index, waiting| {
+        index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+        let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
         let query = Query::new(text, &vector);
         let (hits, trace) = method.grouped(index, query, k);
         let found_by_words = found_by_words(index, query, waiting, &hits, k);
@@ -63,8 +71,11 @@ fn found_by_words(
 
 /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
 pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, String> {
-    with_searchable_index(|engine, index, _| {
-        let vector = query.map(|text| engine.embedder.embed(&[&text]).map_err(|e| e.to_string())).transpose()?;
+    // Unscored while the model loads.
+    let embedder = super::model::loaded();
+    with_searchable_index(|_, index, _| {
+        let embed = |text: String| embedder.as_ref().map(|e| e.embed(&[&text]).map_err(|e| e.to_string()));
+        let vector = query.and_then(embed).transpose()?;
         index
             .outline(source, vector.as_ref().map(|v| v[0].as_slice()))
             .ok_or_else(|| format!("{source} is not in the index"))
@@ -97,6 +108,7 @@ fn answer(
         milliseconds: browser::now_ms() - started,
         documents_waiting,
         found_by_words: Vec::new(),
+        model_loading: false,
     }
 }
 
@@ -122,8 +134,9 @@ fn result_row(
 
 pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
     let started = browser::now_ms();
-    let (retrieval, turn) = with_searchable_index(|engine, index, _| {
-        let vector = engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+    let embedder = super::model::embedder()?;
+    let (retrieval, turn) = with_searchable_index(|_, index, _| {
+        let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
         AssistedRetrieval::start(assist, method, index, text, vector, k)
     })?;
     ASSISTED.set(Some((retrieval, started)));
@@ -133,8 +146,9 @@ pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assis
 pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
     let (mut retrieval, started) =
         ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
-    let turn = with_searchable_index(|engine, index, _| {
-        let embed = |text: &str| Ok(engine.embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+    let embedder = super::model::embedder()?;
+    let turn = with_searchable_index(|_, index, _| {
+        let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
         retrieval.resume(index, reply, &embed)
     })?;
     ASSISTED.set(Some((retrieval, started)));

@@ -58,31 +58,19 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
         false => (key, index),
     };
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
-    with_engine(|engine| {
-        let index = &index.1;
-        let indexed = crate::eval::indexed_document_ids(index);
-        let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(|e| e.to_string())?;
-        let questions = dataset.queries.len();
-        let mut progress = |method: &Method, done: usize| {
-            let current = Some(method.name());
-            send_progress(Progress {
-                task: Task::Evaluate,
-                done,
-                total: questions,
-                rate: None,
-                current,
-                seconds_left: None,
-            });
-        };
-        let report =
-            crate::eval::evaluate(index, &*engine.embedder, &dataset, &settings, &mut progress, &browser::now_ms)
-                .map_err(|e| e.to_string())?;
-        Ok(Evaluation { summary: report.summary(index), table: report.table(), warnings: report.warnings })
-    })
-    .and_then(|evaluated| {
-        with_engine(|engine| engine.evaluated = Some(index))?;
-        evaluated
-    })
+    let embedder = super::model::embedder()?;
+    let indexed = crate::eval::indexed_document_ids(&index.1);
+    let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(|e| e.to_string())?;
+    let questions = dataset.queries.len();
+    let mut progress = |method: &Method, done: usize| {
+        let current = Some(method.name());
+        send_progress(Progress { task: Task::Evaluate, done, total: questions, rate: None, current, seconds_left: None });
+    };
+    let report = crate::eval::evaluate(&index.1, &*embedder, &dataset, &settings, &mut progress, &browser::now_ms)
+        .map_err(|e| e.to_string());
+    let evaluated = report.map(|r| Evaluation { summary: r.summary(&index.1), table: r.table(), warnings: r.warnings });
+    with_engine(|engine| engine.evaluated = Some(index))?;
+    evaluated
 }
 
 /// The dataset's index: its prebuilt snapshot, or its corpus indexed here (through the pool), or the one
@@ -100,7 +88,7 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
     if let Some(bytes) = &request.snapshot {
         let name = format!("{}'s index", request.dataset);
         let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
-        with_engine(|engine| index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}")))??;
+        index.check_model(super::model::embedder()?.identity()).map_err(|e| format!("{name}: {e}"))?;
         return Ok((key, index));
     }
     let (name, bytes) = corpus.unwrap_or_default();

@@ -45,8 +45,12 @@ fn state(index: &IndexedCorpus) -> IndexState {
 /// model, is refused and the current index kept.
 pub(super) fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
     let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+    // Opened before the model has loaded, the index is checked against it by the first question that
+    // reads vectors (`answers::query`).
+    if let Some(embedder) = super::model::loaded() {
+        index.check_model(embedder.identity()).map_err(|e| format!("{name}: {e}"))?;
+    }
     with_engine(|engine| {
-        index.check_model(engine.embedder.identity()).map_err(|e| format!("{name}: {e}"))?;
         let shown = state(&index);
         engine.index = Some(Rc::new(index));
         Ok(shown)
@@ -129,7 +133,7 @@ async fn run_pipeline_previewed(
     previews: bool,
 ) -> Result<Outcome, String> {
     CANCELLED.set(false);
-    let embedder = with_engine(|engine| engine.embedder.clone())?;
+    let embedder = super::model::embedder()?;
     let now = browser::now_ms();
     let mut page = Page { embedder, task: None, task_started: now, last_yield: now, previews };
     let count = files.len();
@@ -214,10 +218,9 @@ fn publish_preview(builder: &IndexBuilder) {
 async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, String> {
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
     let pooled = goes_to_pool(builder);
-    let pieces = with_engine(|engine| {
-        let count = |text: &String| engine.embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
-        builder.texts_to_embed().iter().map(count).collect::<Vec<usize>>()
-    })?;
+    let embedder = super::model::embedder()?;
+    let count = |text: &String| embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
+    let pieces: Vec<usize> = builder.texts_to_embed().iter().map(count).collect();
     let rounds = if previews { PREVIEW_ROUNDS } else { 1 };
     let round = total.div_ceil(rounds).max(1);
     // The pool hands each round's texts out longest first; here they go in the builder's order.
@@ -249,7 +252,7 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Strin
         if CANCELLED.get() {
             return Ok(false);
         }
-        with_engine(|engine| builder.embed_next(&*engine.embedder, TEXTS_PER_SLICE))?.map_err(|e| e.to_string())?;
+        builder.embed_next(&*embedder, TEXTS_PER_SLICE).map_err(|e| e.to_string())?;
         tell(builder.embedded());
     }
     Ok(true)
@@ -277,5 +280,5 @@ async fn embed_in_rounds(
 
 /// Embeds with the engine's own model: the engine worker's share of a pool's jobs.
 pub(super) fn embed_here(texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-    with_engine(|engine| engine.embedder.embed(texts).map_err(|e| e.to_string()))?
+    super::model::embedder()?.embed(texts).map_err(|e| e.to_string())
 }

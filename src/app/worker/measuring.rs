@@ -36,29 +36,28 @@ fn hnsw(vectors: usize) -> String {
 /// share too when `here` (as the app indexes).
 async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> Result<String, String> {
     if workers == 0 {
-        return with_engine(|engine| {
-            let embedder = &*engine.embedder;
-            // A profiler attached to this worker (tests/browser/profile-embed.mjs) records exactly this span;
-            // without one, both calls do nothing.
-            web_sys::console::profile_1(&"embedding".into());
-            let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms);
-            web_sys::console::profile_end_1(&"embedding".into());
-            let report = report.map_err(|e| e.to_string())?;
-            // What was embedded and what came out, so that another runtime can be checked against it.
-            let texts = crate::bench::sample_sequences(embedder, count, tokens);
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let ids =
-                refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-            let vectors = embedder.embed(&refs).map_err(|e| e.to_string())?;
-            let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
-            json["token_ids"] = serde_json::json!(ids);
-            json["vectors"] = serde_json::json!(vectors);
-            // The module's linear memory once the plans these shapes need are built and used.
-            json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
-            Ok(json.to_string())
-        })?;
+        let embedder = super::model::embedder()?;
+        let embedder = &*embedder;
+        // A profiler attached to this worker (tests/browser/profile-embed.mjs) records exactly this span;
+        // without one, both calls do nothing.
+        web_sys::console::profile_1(&"embedding".into());
+        let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms);
+        web_sys::console::profile_end_1(&"embedding".into());
+        let report = report.map_err(|e| e.to_string())?;
+        // What was embedded and what came out, so that another runtime can be checked against it.
+        let texts = crate::bench::sample_sequences(embedder, count, tokens);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let ids =
+            refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        let vectors = embedder.embed(&refs).map_err(|e| e.to_string())?;
+        let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        json["token_ids"] = serde_json::json!(ids);
+        json["vectors"] = serde_json::json!(vectors);
+        // The module's linear memory once the plans these shapes need are built and used.
+        json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
+        return Ok(json.to_string());
     }
-    let texts = with_engine(|engine| crate::bench::sample_sequences(&*engine.embedder, count, tokens))?;
+    let texts = crate::bench::sample_sequences(&*super::model::embedder()?, count, tokens);
     let mut pool = Pool::new(workers);
     pool.ready().await?;
     let started = browser::now_ms();

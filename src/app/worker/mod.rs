@@ -1,18 +1,19 @@
-//! The engine worker: the one place the app's index lives. It loads the embedder, opens snapshots, parses and
-//! embeds the user's files (through a pool of embedding workers when there are many texts), answers queries
+//! The engine worker: the one place the app's index lives. It opens snapshots (answering by words while its
+//! embedding model loads, `model`), parses and embeds the user's files (through a pool of embedding workers when there are many texts), answers queries
 //! and outlines, and writes the index out, all off the page's thread, so typing and scrolling never wait for
 //! it. A panic here is reported to the page before the module aborts; the page then restarts the worker.
 //!
 //! It runs the same wasm module as the page (`www/engine-worker.js` loads it), started in this role by
 //! `main` when it finds itself in a worker. This file holds the engine and its message loop; the work is in
 //! `indexing` (opening, updating, cancelling), `answers` (queries, outlines, LLM-assisted retrieval),
-//! `evaluation` and, in bench builds, `measuring`.
+//! `evaluation` and, in bench builds, `measuring`; the model is in `model`.
 
 mod answers;
 mod evaluation;
 mod indexing;
 #[cfg(feature = "bench")]
 mod measuring;
+mod model;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -23,18 +24,14 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::corpus::DocId;
-use crate::embed::MiniLmEmbedder;
 use crate::graph::overview::Overview;
 use crate::store::IndexedCorpus;
 
 use super::browser;
-use super::model::load_embedder;
 use super::pool::Pool;
-use super::protocol::{FromEngine, Progress, Reply, Request, Task, ToEngine, from_js, post_to_parent};
+use super::protocol::{FromEngine, Progress, Reply, Request, ToEngine, from_js, post_to_parent};
 
 struct Engine {
-    /// Shared with a running update, which embeds with it while queries go on.
-    embedder: Rc<MiniLmEmbedder>,
     /// Shared with a running update, which builds the next index from it while this one answers.
     index: Option<Rc<IndexedCorpus>>,
     /// While an update embeds, the index it is building as far as it is embedded: questions are answered
@@ -79,34 +76,17 @@ fn rate(done: usize, started: f64) -> Option<f64> {
     (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
 }
 
-/// Starts the engine: the model first (its download reported as progress), then requests.
+/// Starts the engine: it takes requests at once, while its model loads behind it (`model`).
 pub fn serve() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         // The page shows the message beside the file it blames; the location stays in the console.
         post(&FromEngine::Crashed(info.payload_as_str().unwrap_or("a panic").to_string()));
     }));
-    spawn_local(async {
-        let since = browser::now_ms();
-        let on_download = |done, total: Option<usize>| {
-            let rate = rate(done, since);
-            send_progress(Progress {
-                task: Task::LoadModel,
-                done,
-                total: total.unwrap_or(done),
-                rate,
-                current: None,
-                seconds_left: None,
-            })
-        };
-        let started = load_embedder(on_download).await.map(|embedder| {
-            let engine =
-                Engine { embedder: Rc::new(embedder), index: None, preview: None, pool: None, evaluated: None };
-            ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
-            listen();
-        });
-        post(&FromEngine::Started(started));
-    });
+    let engine = Engine { index: None, preview: None, pool: None, evaluated: None };
+    ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
+    listen();
+    post(&FromEngine::Started(Ok(())));
 }
 
 fn listen() {
@@ -124,7 +104,7 @@ fn listen() {
 }
 
 fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, String> {
-    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or_else(|| "the model is not loaded yet".to_string())
+    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or_else(|| "the engine is not started yet".to_string())
 }
 
 fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -> Result<T, String> {
@@ -151,7 +131,20 @@ async fn handle(request: Request) -> Result<Reply, String> {
         // A retrieval waiting for the LLM holds ids of the index it started on.
         Request::Open { name, bytes } => {
             answers::forget_assisted();
-            indexing::open(&name, &bytes).map(Reply::Opened)
+            let opened = indexing::open(&name, &bytes).map(Reply::Opened);
+            model::load();
+            opened
+        }
+        // Questions by words, opening and exporting go on while the model loads; the rest waits for it.
+        Request::Update { .. }
+        | Request::AddNodeVectors
+        | Request::Assist { .. }
+        | Request::AssistReply { .. }
+        | Request::Evaluate { .. }
+            if model::loaded().is_none() =>
+        {
+            model::ready().await?;
+            Box::pin(handle(request)).await
         }
         Request::Update { files, removed } => {
             answers::forget_assisted();
@@ -176,6 +169,9 @@ async fn handle(request: Request) -> Result<Reply, String> {
             evaluation::evaluate(request).await.map(Reply::Evaluation)
         }
         #[cfg(feature = "bench")]
-        Request::Benchmark(benchmark) => measuring::measure(benchmark).await.map(Reply::Benchmark),
+        Request::Benchmark(benchmark) => {
+            model::ready().await?;
+            measuring::measure(benchmark).await.map(Reply::Benchmark)
+        }
     }
 }
