@@ -1,4 +1,5 @@
-//! The `quire` binary: the native CLI, or the browser app when built for wasm32 (by Trunk).
+//! The `quire` binary: the native CLI, or the browser app's engine module when built for wasm32 by Trunk
+//! (the page's module is `quire-page`, src/page.rs).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
@@ -37,5 +38,5 @@ fn keep_freed_memory() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    quire::app::start();
+    quire::app::start_engine();
 }

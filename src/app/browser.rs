@@ -294,12 +294,17 @@ struct WorkerStart<'a> {
     role: &'a str,
 }
 
-/// Starts a worker that loads this very module (its URL is the module's own, hashed by Trunk) in `role`.
-pub fn start_worker(role: &str) -> Result<web_sys::Worker, String> {
+/// Starts a worker in `role` that loads this very module (its URL is the module's own, hashed by Trunk), or
+/// `other`, a module beside it.
+pub fn start_worker(role: &str, other: Option<&str>) -> Result<web_sys::Worker, String> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
-    let module = IMPORT_META.with(ImportMeta::url);
+    let own = IMPORT_META.with(ImportMeta::url);
+    let module = match other {
+        Some(file) => format!("{}{file}", &own[..own.rfind('/').map_or(0, |slash| slash + 1)]),
+        None => own,
+    };
     let start = serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| e.to_string())?;
     worker.post_message(&start).map_err(describe)?;
     Ok(worker)

@@ -2,7 +2,9 @@
 //! actions; the engine runs in a Web Worker (`worker/`, reached through `engine.rs`) with a pool of
 //! embedding workers (`pool.rs`), so the page never stalls while documents are parsed, embedded and indexed,
 //! and a crash while parsing one file loses neither the other files nor the index. All retrieval happens in
-//! the engine; nothing here ranks or scores.
+//! the engine; nothing here ranks or scores. Two modules are built from this code: the page's
+//! (`start_page`), whose engine answers by words at once, and the engine's (`start_engine`), with the
+//! embedder and the parsers, which takes over once its model has loaded.
 //!
 //! State is small and owned where it is used: the index and the engine calls around it in `session.rs`,
 //! the question and what it found in `results.rs`, the method controls in `controls.rs`, the conversation
@@ -37,11 +39,22 @@ use leptos::prelude::*;
 use results::Search;
 use session::IndexSession;
 
-/// The module's entry in every role: the page, the engine worker, or one of its embedding workers.
-pub fn start() {
+/// The engine module's entry (the `quire` binary): the full engine worker, or one of its embedding workers.
+pub fn start_engine() {
     match browser::worker_role().as_deref() {
-        Some(pool::ROLE) => return pool::serve_embedding(),
-        Some(engine::ROLE) => return worker::serve(),
+        Some(pool::ROLE) => pool::serve_embedding(),
+        Some(engine::ROLE) => worker::serve(),
+        Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
+        None => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
+    }
+}
+
+/// The page's module entry (the `quire-page` binary): the page, or the engine that answers by words while
+/// the full engine loads. It links neither the embedder nor the parsers, so a visit downloads a fraction of
+/// the engine's module before its first answer.
+pub fn start_page() {
+    match browser::worker_role().as_deref() {
+        Some(engine::ROLE) => return worker::serve_by_words(),
         Some(unknown) => return web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
         None => {}
     }

@@ -225,7 +225,7 @@ fn claim((id, vectors): Answer, sent: &mut std::collections::HashMap<u32, usize>
 
 impl Member {
     fn start(index: usize, events: UnboundedSender<(usize, Event)>) -> Result<Member, String> {
-        let worker = super::browser::start_worker(ROLE)?;
+        let worker = super::browser::start_worker(ROLE, None)?;
         let said = events.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let _ = said.unbounded_send((index, Event::Said(from_js(&event))));

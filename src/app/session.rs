@@ -147,32 +147,63 @@ impl IndexSession {
             if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
                 self.settle();
             }
+            // Only now: caching the build for offline use must not slow the first answers.
+            spawn_local(browser::register_service_worker());
         }
     }
 
-    async fn start_engine(self) -> Result<(), String> {
+    async fn start_engine(self, kind: engine::Kind) -> Result<(), String> {
         self.model.set(Model::Loading(None));
-        engine::start(self.on_progress(), self.on_model()).await
+        engine::start(kind, self.on_progress(), self.on_model()).await
+    }
+
+    /// The index the page shows, as a snapshot and the name it goes by: the saved one if it is saved, else
+    /// the corpus shown.
+    async fn shown_index(self) -> Result<(String, Vec<u8>), String> {
+        if self.saved.get_untracked()
+            && let Some(bytes) = storage::load().await?
+        {
+            return Ok((SAVED_INDEX.to_string(), bytes));
+        }
+        let shown = self.corpus.get_untracked().ok_or("no index was shown")?;
+        Ok((shown.snapshot.clone(), corpora::fetch(&shown).await?.0))
+    }
+
+    /// With an index shown by the engine that answers by words: the full engine comes up behind it with the
+    /// same index, and takes over once its model has loaded (`on_model`).
+    async fn bring_up_full_engine(self) {
+        if engine::current_kind() != Some(engine::Kind::ByWords) || self.summary.get_untracked().is_none() {
+            return;
+        }
+        let brought_up = match self.shown_index().await {
+            Ok((name, bytes)) => engine::bring_up_full(&name, bytes).await.map_err(|failure| failure.to_string()),
+            Err(reason) => Err(reason),
+        };
+        if let Err(reason) = brought_up {
+            self.on_model()(Err(format!("the engine with the embedding model could not start: {reason}")));
+        }
     }
 
     /// Starts the engine, then opens the index the address links, else the saved index, else the first
     /// published corpus (or, in a bench build, runs the benchmark the address asks for).
     pub fn start(self) {
         spawn_local(async move {
-            if let Err(reason) = self.start_engine().await {
-                return self.phase.set(Phase::Failed(reason));
-            }
             #[cfg(feature = "bench")]
             if let Some(benchmark) = requested_benchmark() {
+                if let Err(reason) = self.start_engine(engine::Kind::Full).await {
+                    return self.phase.set(Phase::Failed(reason));
+                }
                 match engine::benchmark(benchmark).await {
                     Ok(report) => self.bench.set(Some(report)),
                     Err(failure) => return self.phase.set(Phase::Failed(failure.to_string())),
                 }
                 return self.settle();
             }
+            if let Err(reason) = self.start_engine(engine::Kind::ByWords).await {
+                return self.phase.set(Phase::Failed(reason));
+            }
             self.open_first_index().await;
-            // Only now: caching the build for offline use must not slow the first start.
-            browser::register_service_worker().await;
+            self.bring_up_full_engine().await;
         });
     }
 
@@ -189,18 +220,11 @@ impl IndexSession {
         self.usage.set(storage::usage().await);
     }
 
-    /// A new engine with the index the page shows: the saved one if it is saved, else the corpus shown.
+    /// A new full engine with the index the page shows: the saved one if it is saved, else the corpus shown.
     async fn restart_engine(self) -> Result<(), String> {
-        self.start_engine().await?;
-        let saved_bytes = if self.saved.get_untracked() { storage::load().await? } else { None };
-        let state = match saved_bytes {
-            Some(bytes) => engine::open(SAVED_INDEX, bytes).await,
-            None => {
-                let shown = self.corpus.get_untracked().ok_or("no index was shown")?;
-                engine::open(&shown.snapshot, corpora::fetch(&shown).await?.0).await
-            }
-        };
-        self.show(state.map_err(|failure| failure.to_string())?);
+        self.start_engine(engine::Kind::Full).await?;
+        let (name, bytes) = self.shown_index().await?;
+        self.show(engine::open(&name, bytes).await.map_err(|failure| failure.to_string())?);
         Ok(())
     }
 

@@ -313,24 +313,37 @@ fn replace(staging: &Path, output: &Path) -> CliResult {
     remove_if_present(&old)
 }
 
-/// What a first visit downloads: the service worker fetches every file of the site at install.
+/// What a first visit downloads: the service worker fetches every file of the site at install. And what
+/// the first answer (by words) waits for: the page, its module and the corpus; the engine's module and the
+/// model come behind it.
 fn print_first_visit(output: &Path, files: &[String]) {
     let size = |name: &str| std::fs::metadata(output.join(name)).map(|m| m.len()).ok();
-    let (mut raw, mut gzip, mut brotli) = (0u64, 0u64, 0u64);
-    for name in files.iter().map(String::as_str).chain([SERVICE_WORKER]) {
-        let whole = size(name).unwrap_or(0);
-        raw += whole;
-        gzip += size(&format!("{name}.gz")).unwrap_or(whole);
-        brotli += size(&format!("{name}.br")).unwrap_or(whole);
-    }
-    let mb = |bytes: u64| bytes as f64 / 1e6;
+    let sizes = |names: &mut dyn Iterator<Item = &str>| {
+        let (mut raw, mut gzip, mut brotli) = (0u64, 0u64, 0u64);
+        for name in names {
+            let whole = size(name).unwrap_or(0);
+            raw += whole;
+            gzip += size(&format!("{name}.gz")).unwrap_or(whole);
+            brotli += size(&format!("{name}.br")).unwrap_or(whole);
+        }
+        [raw, gzip, brotli].map(|bytes| bytes as f64 / 1e6)
+    };
+    let [raw, gzip, brotli] = sizes(&mut files.iter().map(String::as_str).chain([SERVICE_WORKER]));
+    let [_, first_gzip, first_brotli] = sizes(&mut files.iter().map(String::as_str).filter(|f| before_first_answer(f)));
     println!(
-        "wrote {}: {} files; a first visit downloads {:.1} MB ({:.1} MB where the server sends the .gz copies, {:.1} MB the .br)",
+        "wrote {}: {} files; a first visit downloads {raw:.1} MB ({gzip:.1} MB where the server sends the .gz copies, {brotli:.1} MB the .br)",
         output.display(),
         files.len() + 1,
-        mb(raw),
-        mb(gzip),
-        mb(brotli)
+    );
+    println!(
+        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the corpus; the engine's module and the embedding model follow"
     );
     println!("serve it from any static server, e.g. python3 -m http.server -d {} -b 127.0.0.1", output.display());
+}
+
+/// Whether a first visit fetches `file` before its first answer: the page and what it links, the page's
+/// module (`quire-page`, www/index.html) and its engine's start, the published list and the corpus.
+fn before_first_answer(file: &str) -> bool {
+    const PAGE: [&str; 5] = ["index.html", "engine-worker.js", "icon.svg", "manifest.webmanifest", MANIFEST];
+    PAGE.contains(&file) || ["quire-page-", "style-", "corpus/"].iter().any(|prefix| file.starts_with(prefix))
 }

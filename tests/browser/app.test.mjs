@@ -817,6 +817,9 @@ test("quire site publishes a folder as a static site that opens its index from a
     await rm(work, { recursive: true, force: true });
   }
   assert.match(printed, /a first visit downloads [\d.]+ MB \([\d.]+ MB where the server sends the \.gz copies/);
+  // The page's module and the corpus: a few megabytes, not the engine's module and the model (over 25 MB).
+  const first = Number(/the first answer, by words, comes after ([\d.]+) MB of it/.exec(printed)?.[1]);
+  assert.ok(first > 0.5 && first < 5, printed);
 });
 
 test("a link opens an index of the same site by its path, and refuses one elsewhere", async () => {

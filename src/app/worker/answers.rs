@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use crate::app::browser;
 use crate::app::protocol::{Answer, AssistTurn, ResultRow};
 use crate::corpus::DocId;
-use crate::embed::TextEmbedder;
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::fusion::describe_ranks;
 use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
@@ -26,24 +26,31 @@ pub(super) fn forget_assisted() {
     ASSISTED.set(None);
 }
 
-/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace; by BM25 alone
-/// while the model loads (the answer says so, and the page asks again once it has loaded).
-pub(super) fn query(text: &str, method: &Method, k: usize) -> Result<Answer, String> {
+/// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
+pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    let Some(embedder) = super::model::loaded() else {
-        return with_searchable_index(|_, index, waiting| {
-            let (hits, trace) = Method::Single(Retriever::Bm25).grouped(index, Query::new(text, &[]), k);
-            Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
-        });
-    };
     with_searchable_index(|_, index, waiting| {
         index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
-        let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        let vector = embed_one(embedder, text)?;
         let query = Query::new(text, &vector);
         let (hits, trace) = method.grouped(index, query, k);
         let found_by_words = found_by_words(index, query, waiting, &hits, k);
         Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
+}
+
+/// The `k` best chunks for `text` by BM25 alone, while there is no model (the answer says so, and the page
+/// asks again once the model has loaded).
+pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
+    let started = browser::now_ms();
+    with_searchable_index(|_, index, waiting| {
+        let (hits, trace) = Method::Single(Retriever::Bm25).grouped(index, Query::new(text, &[]), k);
+        Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
+    })
+}
+
+pub(super) fn embed_one(embedder: &MiniLmEmbedder, text: &str) -> Result<Vec<f32>, String> {
+    Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0))
 }
 
 /// The documents of `waiting` (no vector yet) that BM25 ranks for `query` and `hits` does not hold, at most
@@ -69,16 +76,11 @@ fn found_by_words(
         .collect()
 }
 
-/// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
-pub(super) fn outline(source: &str, query: Option<String>) -> Result<DocumentOutline, String> {
-    // Unscored while the model loads.
-    let embedder = super::model::loaded();
+/// The document `source` as sections and chunks, each chunk scored against the question's `vector` when
+/// there is one.
+pub(super) fn outline(source: &str, vector: Option<Vec<f32>>) -> Result<DocumentOutline, String> {
     with_searchable_index(|_, index, _| {
-        let embed = |text: String| embedder.as_ref().map(|e| e.embed(&[&text]).map_err(|e| e.to_string()));
-        let vector = query.and_then(embed).transpose()?;
-        index
-            .outline(source, vector.as_ref().map(|v| v[0].as_slice()))
-            .ok_or_else(|| format!("{source} is not in the index"))
+        index.outline(source, vector.as_deref()).ok_or_else(|| format!("{source} is not in the index"))
     })
 }
 
@@ -136,7 +138,7 @@ pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assis
     let started = browser::now_ms();
     let embedder = super::model::embedder()?;
     let (retrieval, turn) = with_searchable_index(|_, index, _| {
-        let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+        let vector = embed_one(&embedder, text)?;
         AssistedRetrieval::start(assist, method, index, text, vector, k)
     })?;
     ASSISTED.set(Some((retrieval, started)));
@@ -148,7 +150,7 @@ pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
         ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
     let embedder = super::model::embedder()?;
     let turn = with_searchable_index(|_, index, _| {
-        let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+        let embed = |text: &str| embed_one(&embedder, text);
         retrieval.resume(index, reply, &embed)
     })?;
     ASSISTED.set(Some((retrieval, started)));

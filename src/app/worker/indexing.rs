@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::corpus::SourceFile;
 use crate::corpus::TokenCounter;
 use crate::embed::jobs::TimeLeft;
-use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::embed::{MiniLmEmbedder, ModelIdentity, TextEmbedder};
 use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
 
@@ -42,13 +42,12 @@ fn state(index: &IndexedCorpus) -> IndexState {
 }
 
 /// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by another
-/// model, is refused and the current index kept.
-pub(super) fn open(name: &str, bytes: &[u8]) -> Result<IndexState, String> {
+/// model than `model`, is refused and the current index kept. Opened before the model has loaded (`None`),
+/// the index is checked by the first question by meaning (`answers::query`).
+pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> Result<IndexState, String> {
     let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
-    // Opened before the model has loaded, the index is checked against it by the first question that
-    // reads vectors (`answers::query`).
-    if let Some(embedder) = super::model::loaded() {
-        index.check_model(embedder.identity()).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(model) = model {
+        index.check_model(model).map_err(|e| format!("{name}: {e}"))?;
     }
     with_engine(|engine| {
         let shown = state(&index);

@@ -14,9 +14,12 @@ mod indexing;
 #[cfg(feature = "bench")]
 mod measuring;
 mod model;
+mod requests;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -24,7 +27,6 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::corpus::DocId;
-use crate::graph::overview::Overview;
 use crate::store::IndexedCorpus;
 
 use super::browser;
@@ -76,8 +78,20 @@ fn rate(done: usize, started: f64) -> Option<f64> {
     (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
 }
 
-/// Starts the engine: it takes requests at once, while its model loads behind it (`model`).
+/// Starts the full engine: it takes requests at once, while its model loads behind it (`model`).
 pub fn serve() {
+    start(|request| Box::pin(requests::handle(request)));
+}
+
+/// Starts the engine that answers by words: the page's own module, which carries no embedder and no
+/// parsers, serves it until the full engine has loaded (`app::engine`).
+pub fn serve_by_words() {
+    start(|request| Box::pin(std::future::ready(requests::handle_by_words(request))));
+}
+
+type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<Reply, String>>>>;
+
+fn start(handle: Handler) {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         // The page shows the message beside the file it blames; the location stays in the console.
@@ -85,12 +99,12 @@ pub fn serve() {
     }));
     let engine = Engine { index: None, preview: None, pool: None, evaluated: None };
     ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
-    listen();
+    listen(handle);
     post(&FromEngine::Started(Ok(())));
 }
 
-fn listen() {
-    let handler = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| match from_js(&event) {
+fn listen(handle: Handler) {
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js(&event) {
         Ok(ToEngine::Cancel) => CANCELLED.set(true),
         Ok(ToEngine::Call { id, request }) => spawn_local(async move {
             let reply = handle(request).await;
@@ -124,54 +138,4 @@ fn with_searchable_index<T>(
         (None, Some(index)) => f(engine, index, None),
         (None, None) => Err("no documents are indexed yet".to_string()),
     })?
-}
-
-async fn handle(request: Request) -> Result<Reply, String> {
-    match request {
-        // A retrieval waiting for the LLM holds ids of the index it started on.
-        Request::Open { name, bytes } => {
-            answers::forget_assisted();
-            let opened = indexing::open(&name, &bytes).map(Reply::Opened);
-            model::load();
-            opened
-        }
-        // Questions by words, opening and exporting go on while the model loads; the rest waits for it.
-        Request::Update { .. }
-        | Request::AddNodeVectors
-        | Request::Assist { .. }
-        | Request::AssistReply { .. }
-        | Request::Evaluate { .. }
-            if model::loaded().is_none() =>
-        {
-            model::ready().await?;
-            Box::pin(handle(request)).await
-        }
-        Request::Update { files, removed } => {
-            answers::forget_assisted();
-            indexing::update(files, removed).await
-        }
-        Request::AddNodeVectors => {
-            answers::forget_assisted();
-            indexing::add_node_vectors().await
-        }
-        Request::Query { text, method, k } => answers::query(&text, &method.method(), k).map(Reply::Answer),
-        Request::Assist { text, method, k, assist } => {
-            answers::start_assisted(&text, method.method(), k, assist).map(Reply::Assist)
-        }
-        Request::AssistReply { reply } => answers::resume_assisted(&reply).map(Reply::Assist),
-        Request::Export => with_index(|_, index| index.to_snapshot().map_err(|e| e.to_string())).map(Reply::Snapshot),
-        Request::Outline { source, query } => answers::outline(&source, query).map(Reply::Outline),
-        Request::Overview { max_nodes } => {
-            with_index(|_, index| Ok(Reply::Overview(Overview::build(index.corpus(), index.chunk_graph(), max_nodes))))
-        }
-        Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs } => {
-            let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
-            evaluation::evaluate(request).await.map(Reply::Evaluation)
-        }
-        #[cfg(feature = "bench")]
-        Request::Benchmark(benchmark) => {
-            model::ready().await?;
-            measuring::measure(benchmark).await.map(Reply::Benchmark)
-        }
-    }
 }
