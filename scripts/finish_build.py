@@ -12,7 +12,10 @@
    served by any static server; a meta policy cannot be widened once in force, so the first thing in <head> is
    a small script that writes it, with the endpoint origin the app stored (src/app/settings.rs, ORIGIN_KEY)
    if it is a bare http(s) origin, and nothing else.
-2. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
+2. The engine's module (Trunk names a worker build `quire.js`, unhashed) is named by its content, as the page's
+   is, and the page learns its name from a <meta name="quire-engine"> (src/app/browser.rs): a page of one build
+   never starts another build's engine from a cache.
+3. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
    new service worker (browsers compare the script's bytes) that caches the new files.
 """
 import base64
@@ -82,6 +85,26 @@ def add_policy(index: Path) -> None:
     index.write_text(html, encoding="utf-8")
 
 
+ENGINE_MODULE = "quire"
+
+
+def name_engine_module(staging: Path) -> None:
+    glue, wasm = staging / f"{ENGINE_MODULE}.js", staging / f"{ENGINE_MODULE}_bg.wasm"
+    if not (glue.is_file() and wasm.is_file()):
+        sys.exit(f"finish_build: the engine's module ({glue.name}, {wasm.name}) is missing from {staging}")
+    digest = hashlib.sha256(glue.read_bytes() + wasm.read_bytes()).hexdigest()[:16]
+    named = f"{ENGINE_MODULE}-engine-{digest}"
+    glue.rename(staging / f"{named}.js")
+    wasm.rename(staging / f"{named}_bg.wasm")
+    index = staging / "index.html"
+    html, count = re.subn(
+        r"<head>", lambda _: f'<head>\n  <meta name="quire-engine" content="{named}.js" />', index.read_text(encoding="utf-8"), count=1
+    )
+    if count != 1:
+        sys.exit(f"finish_build: no <head> in {index}")
+    index.write_text(html, encoding="utf-8")
+
+
 def write_service_worker(staging: Path) -> None:
     files = sorted(
         path.relative_to(staging).as_posix()
@@ -103,6 +126,7 @@ def main() -> None:
     flags = os.environ.get("QUIRE_WASM_OPT", "").split()
     if flags and os.environ.get("TRUNK_PROFILE", "release") == "release":
         optimise_wasm(staging, flags)
+    name_engine_module(staging)
     add_policy(staging / "index.html")
     write_service_worker(staging)
     print(f"finish_build: Content-Security-Policy and service worker written in {staging}")

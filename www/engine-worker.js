@@ -8,7 +8,13 @@ self.addEventListener("message", async (event) => {
     throw new Error(`engine-worker.js: the module to load must come from this site, not ${module}`);
   }
   self.quireRole = role;
-  const { default: init } = await import(module);
-  // The glue's own default is the unhashed `quire_bg.wasm`; Trunk writes `quire-<hash>_bg.wasm`.
-  await init({ module_or_path: module.replace(/\.js$/, "_bg.wasm") });
+  try {
+    const { default: init } = await import(module);
+    // The glue's own default is the unhashed `quire_bg.wasm`; the build names it `<module>_bg.wasm`.
+    await init({ module_or_path: module.replace(/\.js$/, "_bg.wasm") });
+  } catch (failure) {
+    // A module that cannot be fetched or started (a network gone mid-download) is an error the page hears
+    // (a worker's `error` event), not a rejected promise nobody awaits while the page waits for the engine.
+    setTimeout(() => { throw new Error(`engine-worker.js: ${module} could not be started: ${failure}`); });
+  }
 }, { once: true });

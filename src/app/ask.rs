@@ -47,9 +47,10 @@ pub fn AskPanel(
     };
 
     let run_query = move || ask(query_text.get_untracked());
-    // A question answered by words while the model loaded is asked again, by the chosen method, once it has.
+    // A question answered by words while the model loaded is asked again, by the chosen method, once it has
+    // (also when that answer arrives after the model: the full engine never answers by words once loaded).
     Effect::new(move |_| {
-        if session.model_loaded() && search.answer.with_untracked(|a| a.as_ref().is_some_and(|a| a.model_loading)) {
+        if session.model_loaded() && search.answer.with(|a| a.as_ref().is_some_and(|a| a.model_loading)) {
             ask(search.answered.get_untracked());
         }
     });
@@ -66,11 +67,21 @@ pub fn AskPanel(
                 .set(Some("Set up an LLM endpoint first (\"LLM endpoint\", below): its address and model.".into()));
         }
         let Some(method) = choice.method() else { return no_retriever() };
+        let model_loaded = session.model.get_untracked() == Model::Loaded;
+        if chosen.assist.is_some() && !model_loaded {
+            return session.notice.set(Some(
+                "LLM-assisted retrieval searches by meaning: ask again once the embedding model has loaded, or \
+                 turn the assistance off to answer from the words found now."
+                    .into(),
+            ));
+        }
         let endpoint = chosen.endpoint(&api_key.get_untracked());
         let asked = text.clone();
         let still_indexing = session.indexing_files.get_untracked();
-        let node_vectors =
-            method.method().reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors());
+        // While the model loads the context is found by words, which needs no node vectors.
+        let node_vectors = model_loaded
+            && (method.method().reads_node_vectors()
+                || chosen.assist.is_some_and(|assist| assist.reads_node_vectors()));
         spawn_local(async move {
             if session.vectors_for(node_vectors).await {
                 conversation.ask(text, method, chosen, endpoint, move |result| {

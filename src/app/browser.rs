@@ -274,6 +274,15 @@ pub async fn register_service_worker() {
     }
 }
 
+/// The full engine's module, as the build names it in the page (scripts/finish_build.py: named by its
+/// content, so that a page never starts another build's engine).
+pub fn engine_module() -> Result<String, String> {
+    let document = window().document().ok_or("no document")?;
+    let meta = document.query_selector(r#"meta[name="quire-engine"]"#).map_err(describe)?;
+    meta.and_then(|meta| meta.get_attribute("content"))
+        .ok_or_else(|| "this build names no engine module (<meta name=\"quire-engine\">)".to_string())
+}
+
 /// The script every worker of the app starts from (`www/engine-worker.js`).
 const WORKER_SCRIPT: &str = "engine-worker.js";
 

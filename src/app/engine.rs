@@ -52,14 +52,29 @@ pub async fn start(
     connections::start(kind, Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) }).await
 }
 
-/// Brings the full engine up behind the one answering by words, with the index `bytes` (the one shown, as
-/// `open` was given it): it takes over once its model has loaded, and `on_model` hears of it.
-pub async fn bring_up_full(name: &str, bytes: Vec<u8>) -> Result<(), Failure> {
-    connections::start_full_behind().await?;
-    match connections::call(To::Next, Request::Open { name: name.into(), bytes }).await? {
-        Reply::Opened(_) => Ok(()),
-        _ => Err(Failure::Refused("the engine answered another request".into())),
+/// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
+/// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
+/// meanwhile (the new one is full already); on a failure the full engine is ended.
+pub async fn bring_up_full() -> Result<bool, Failure> {
+    let starts = connections::starts();
+    let brought_up = async {
+        let name = "the index shown";
+        let bytes = export().await?;
+        connections::start_full_behind().await?;
+        match connections::call(To::Next, Request::Open { name: name.into(), bytes }).await? {
+            Reply::Opened(_) => Ok(()),
+            _ => Err(Failure::Refused("the engine answered another request".into())),
+        }
     }
+    .await;
+    if connections::starts() != starts {
+        connections::end_next("the engine was restarted");
+        return Ok(false);
+    }
+    if brought_up.is_err() {
+        connections::end_next("it could not open the index");
+    }
+    brought_up.map(|()| true)
 }
 
 async fn call(request: Request) -> Result<Reply, Failure> {

@@ -57,6 +57,8 @@ pub struct IndexSession {
     pub usage: RwSignal<Option<storage::Usage>>,
     /// Files of the update being indexed now (0 when none): the index as it was answers questions meanwhile.
     pub indexing_files: RwSignal<usize>,
+    /// Whether the service worker was registered by this page (`keep_offline`).
+    offline_registered: RwSignal<bool>,
     /// The report of a `?bench=` page; measuring builds only.
     #[cfg(feature = "bench")]
     pub bench: RwSignal<Option<String>>,
@@ -82,6 +84,7 @@ impl IndexSession {
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),
             indexing_files: RwSignal::new(0),
+            offline_registered: RwSignal::new(false),
             #[cfg(feature = "bench")]
             bench: RwSignal::new(None),
             search,
@@ -147,8 +150,7 @@ impl IndexSession {
             if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
                 self.settle();
             }
-            // Only now: caching the build for offline use must not slow the first answers.
-            spawn_local(browser::register_service_worker());
+            self.keep_offline();
         }
     }
 
@@ -158,7 +160,7 @@ impl IndexSession {
     }
 
     /// The index the page shows, as a snapshot and the name it goes by: the saved one if it is saved, else
-    /// the corpus shown.
+    /// the corpus shown (for an engine that starts afresh).
     async fn shown_index(self) -> Result<(String, Vec<u8>), String> {
         if self.saved.get_untracked()
             && let Some(bytes) = storage::load().await?
@@ -170,17 +172,30 @@ impl IndexSession {
     }
 
     /// With an index shown by the engine that answers by words: the full engine comes up behind it with the
-    /// same index, and takes over once its model has loaded (`on_model`).
-    async fn bring_up_full_engine(self) {
+    /// same index, and takes over once its model has loaded (`on_model`). An engine by words that crashed
+    /// meanwhile is replaced by a full one with the index as it was.
+    /// Whether there was one to bring up.
+    async fn bring_up_full_engine(self) -> bool {
         if engine::current_kind() != Some(engine::Kind::ByWords) || self.summary.get_untracked().is_none() {
-            return;
+            return false;
         }
-        let brought_up = match self.shown_index().await {
-            Ok((name, bytes)) => engine::bring_up_full(&name, bytes).await.map_err(|failure| failure.to_string()),
-            Err(reason) => Err(reason),
-        };
-        if let Err(reason) = brought_up {
-            self.on_model()(Err(format!("the engine with the embedding model could not start: {reason}")));
+        match engine::bring_up_full().await {
+            Ok(_) => {}
+            Err(crash @ Failure::Crashed { .. }) if engine::current_kind().is_none() => self.recover(crash).await,
+            Err(failure) => {
+                self.on_model()(Err(format!("the engine with the embedding model could not start: {failure}")))
+            }
+        }
+        true
+    }
+
+    /// Registers the service worker once per page, after the first index is shown and its model has loaded
+    /// (or could not be): caching the build for offline use must not slow the first answers, nor fetch the
+    /// model a second time while the engine fetches it.
+    fn keep_offline(self) {
+        if !self.offline_registered.get_untracked() {
+            self.offline_registered.set(true);
+            spawn_local(browser::register_service_worker());
         }
     }
 
@@ -190,6 +205,8 @@ impl IndexSession {
         spawn_local(async move {
             #[cfg(feature = "bench")]
             if let Some(benchmark) = requested_benchmark() {
+                // Nothing caches the build behind a measurement.
+                self.offline_registered.set(true);
                 if let Err(reason) = self.start_engine(engine::Kind::Full).await {
                     return self.phase.set(Phase::Failed(reason));
                 }
@@ -203,7 +220,9 @@ impl IndexSession {
                 return self.phase.set(Phase::Failed(reason));
             }
             self.open_first_index().await;
-            self.bring_up_full_engine().await;
+            if !self.bring_up_full_engine().await {
+                self.keep_offline();
+            }
         });
     }
 

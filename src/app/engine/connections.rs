@@ -19,8 +19,6 @@ use crate::app::protocol::{FromEngine, Listeners, Progress, Reply, Request, Task
 
 /// The role `main` takes in an engine worker.
 pub const ROLE: &str = "engine";
-/// The full engine's module: Trunk's worker build of the `quire` binary (www/index.html), beside the page.
-const FULL_ENGINE_MODULE: &str = "quire.js";
 
 /// Which engine a worker runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +61,7 @@ thread_local! {
     /// An engine the full one replaced, until its last answer is in.
     static RETIRING: RefCell<Option<Connection>> = const { RefCell::new(None) };
     static GENERATIONS: Cell<u32> = const { Cell::new(0) };
+    static STARTS: Cell<u32> = const { Cell::new(0) };
 }
 
 const SLOTS: [Slot; 3] = [&CURRENT, &NEXT, &RETIRING];
@@ -75,24 +74,38 @@ pub fn current_kind() -> Option<Kind> {
 /// Starts an engine of `kind` as the one requests go to, ending every running one, and waits until it
 /// takes requests.
 pub async fn start(kind: Kind, listener: Listener) -> Result<(), String> {
+    STARTS.set(STARTS.get() + 1);
     for slot in SLOTS {
         end(slot, "the engine was restarted");
     }
     launch(&CURRENT, kind, listener).await
 }
 
-/// Starts the full engine beside the running one, with the same listener, and waits until it takes
-/// requests; it takes over when its model has loaded (`call(Next, Open)` gives it the index first).
+/// How many times an engine was started: a step that spans awaits checks it did not change meanwhile.
+pub fn starts() -> u32 {
+    STARTS.get()
+}
+
+/// Starts the full engine beside the one answering by words, with the same listener, and waits until it
+/// takes requests; it takes over when its model has loaded (`call(Next, Open)` gives it the index first).
 pub async fn start_full_behind() -> Result<(), String> {
-    let listener = CURRENT.with_borrow(|c| c.as_ref().map(|c| c.listener.clone())).ok_or("no engine runs")?;
+    let listener = CURRENT
+        .with_borrow(|c| c.as_ref().filter(|c| c.kind == Kind::ByWords).map(|c| c.listener.clone()))
+        .ok_or("no engine answering by words runs")?;
     end(&NEXT, "the full engine was started again");
     launch(&NEXT, Kind::Full, listener).await
+}
+
+/// Ends the full engine coming up, if any, without telling the page: whoever started it gave up on it.
+pub fn end_next(why: &str) {
+    end(&NEXT, why);
 }
 
 async fn launch(slot: Slot, kind: Kind, listener: Listener) -> Result<(), String> {
     let worker = match kind {
         Kind::ByWords => browser::start_worker(ROLE, None)?,
-        Kind::Full => browser::start_worker(ROLE, Some(FULL_ENGINE_MODULE))?,
+        // Trunk's worker build of the `quire` binary (www/index.html), beside the page.
+        Kind::Full => browser::start_worker(ROLE, Some(&browser::engine_module()?))?,
     };
     let generation = GENERATIONS.with(|g| g.replace(g.get() + 1) + 1);
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js(&event) {

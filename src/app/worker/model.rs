@@ -13,7 +13,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::app::browser;
 use crate::app::model::load_embedder;
 use crate::app::protocol::{FromEngine, Progress, Task};
-use crate::embed::MiniLmEmbedder;
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
 
 use super::{post, rate, send_progress};
 
@@ -48,7 +48,15 @@ pub(super) fn load() {
             })
         };
         let loaded = load_embedder(on_download).await;
-        let told = loaded.as_ref().map(|_| browser::wasm_memory_bytes()).map_err(Clone::clone);
+        // An index opened before the model came, embedded by another model, answers by words only.
+        let index_of_another_model = loaded.as_ref().ok().and_then(|embedder| {
+            super::with_index(|_, index| Ok(index.check_model(embedder.identity()).err())).ok().flatten()
+        });
+        let told = match (&loaded, index_of_another_model) {
+            (_, Some(mismatch)) => Err(mismatch.to_string()),
+            (Ok(_), None) => Ok(browser::wasm_memory_bytes()),
+            (Err(reason), None) => Err(reason.clone()),
+        };
         let now = match loaded {
             Ok(embedder) => Model::Loaded(Rc::new(embedder)),
             Err(reason) => Model::Failed(format!("the embedding model could not be loaded: {reason}")),
