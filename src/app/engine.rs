@@ -180,7 +180,7 @@ pub async fn evaluate(request: Request) -> Result<Evaluation, Failure> {
     .await
 }
 
-#[cfg(feature = "bench")]
+/// A `?bench=` page's measurement, in a full engine of a build with the `bench` feature.
 pub async fn benchmark(benchmark: crate::app::protocol::Benchmark) -> Result<String, Failure> {
     call_for(Request::Benchmark(benchmark), |reply| match reply {
         Reply::Benchmark(report) => Some(report),

@@ -92,11 +92,7 @@ fn App() -> impl IntoView {
     }
 }
 
-/// The `?bench=` page's report, where the measuring scripts read it; measuring builds only.
-#[cfg(feature = "bench")]
+/// The `?bench=` page's report, where the measuring scripts read it.
 fn bench_report(session: IndexSession) -> impl IntoView {
     move || session.bench.get().map(|report| view! { <pre id="bench-result">{report}</pre> })
 }
-
-#[cfg(not(feature = "bench"))]
-fn bench_report(_: IndexSession) -> impl IntoView {}

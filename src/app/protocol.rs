@@ -77,7 +77,7 @@ pub enum Request {
         methods: Vec<String>,
         cutoffs: Vec<usize>,
     },
-    #[cfg(feature = "bench")]
+    /// A `?bench=` page's measurement; a build without the `bench` feature refuses it.
     Benchmark(Benchmark),
 }
 
@@ -107,8 +107,9 @@ impl MethodSpec {
     }
 }
 
-/// What the bench build's `?bench=` pages measure in the engine worker; answered by a JSON report.
-#[cfg(feature = "bench")]
+/// What the bench build's `?bench=` pages measure in the engine worker; answered by a JSON report. The page
+/// always forwards one (the page's module is built without the feature); the engine measures only in a
+/// build with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Benchmark {
     /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
@@ -158,7 +159,6 @@ pub enum Reply {
     Outline(DocumentOutline),
     Overview(Overview),
     Evaluation(Evaluation),
-    #[cfg(feature = "bench")]
     Benchmark(String),
 }
 

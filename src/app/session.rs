@@ -59,8 +59,7 @@ pub struct IndexSession {
     pub indexing_files: RwSignal<usize>,
     /// Whether the service worker was registered by this page (`keep_offline`).
     offline_registered: RwSignal<bool>,
-    /// The report of a `?bench=` page; measuring builds only.
-    #[cfg(feature = "bench")]
+    /// The report of a `?bench=` page (measured in builds with the `bench` feature).
     pub bench: RwSignal<Option<String>>,
     /// What was shown of an index goes with it.
     search: Search,
@@ -85,7 +84,6 @@ impl IndexSession {
             usage: RwSignal::new(None),
             indexing_files: RwSignal::new(0),
             offline_registered: RwSignal::new(false),
-            #[cfg(feature = "bench")]
             bench: RwSignal::new(None),
             search,
         }
@@ -200,10 +198,9 @@ impl IndexSession {
     }
 
     /// Starts the engine, then opens the index the address links, else the saved index, else the first
-    /// published corpus (or, in a bench build, runs the benchmark the address asks for).
+    /// published corpus (or runs the benchmark the address asks for, in the full engine).
     pub fn start(self) {
         spawn_local(async move {
-            #[cfg(feature = "bench")]
             if let Some(benchmark) = requested_benchmark() {
                 // Nothing caches the build behind a measurement.
                 self.offline_registered.set(true);
@@ -507,7 +504,6 @@ impl IndexSession {
 
 /// The measurement the address asks for: `?bench=embed&count=N&tokens=T&workers=W&here=1` or
 /// `?bench=hnsw&count=N`.
-#[cfg(feature = "bench")]
 fn requested_benchmark() -> Option<super::protocol::Benchmark> {
     use super::protocol::Benchmark;
     let number = |name: &str, default: usize| {

@@ -712,6 +712,33 @@ test("a first visit answers by words before the embedding model has loaded, then
   }
 });
 
+test("the page's module links neither the embedder nor the parsers; the engine's module has both", async () => {
+  // Function names of a module, from its "name" custom section (the build keeps it): what the linker kept.
+  const functionNames = async (file) => {
+    const bytes = await readFile(join(DIST, file));
+    const names = [];
+    const leb = (at) => { let value = 0, shift = 0, byte; do { byte = bytes[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80); return [value, at]; };
+    for (let at = 8; at < bytes.length;) {
+      const id = bytes[at];
+      const [size, body] = leb(at + 1);
+      if (id === 0) {
+        const [length, name] = leb(body);
+        if (bytes.toString("utf8", name, name + length) === "name") names.push(bytes.toString("latin1", name + length, body + size));
+      }
+      at = body + size;
+    }
+    return { size: bytes.length, names: names.join("") };
+  };
+  const built = await readdir(DIST);
+  const page = await functionNames(built.find((f) => /^quire-page-.*_bg\.wasm$/.test(f)));
+  const engine = await functionNames(built.find((f) => /^quire-engine-.*_bg\.wasm$/.test(f)));
+  for (const linked of ["tract_core", "tokenizers::", "pdf_extract::", "html5ever::", "ZipArchive"]) {
+    assert.ok(!page.names.includes(linked), `the page's module links ${linked}`);
+    assert.ok(engine.names.includes(linked), `the engine's module lacks ${linked}`);
+  }
+  assert.ok(page.size < engine.size / 3, `page ${page.size} bytes, engine ${engine.size}`);
+});
+
 test("any static server serves the build, and after a first visit the app opens and answers offline", async () => {
   const served = await pythonServer(DIST);
   try {

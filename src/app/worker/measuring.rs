@@ -8,7 +8,6 @@ use crate::app::protocol::Benchmark;
 use crate::embed::TextEmbedder;
 
 use super::indexing::embed_here;
-use super::with_engine;
 
 /// The JSON report of `benchmark`.
 pub(super) async fn measure(benchmark: Benchmark) -> Result<String, String> {

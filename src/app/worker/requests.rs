@@ -98,6 +98,8 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             model::ready().await?;
             super::measuring::measure(benchmark).await.map(Reply::Benchmark)
         }
+        #[cfg(not(feature = "bench"))]
+        Request::Benchmark(_) => Err("this build measures nothing: build it with `trunk build --features bench`".into()),
         Request::Export | Request::Overview { .. } => unreachable!("served by `shared`"),
     }
 }
