@@ -14,8 +14,8 @@ use crate::store::DocumentOutline;
 use super::protocol::{
     Answer, AssistTurn, Evaluation, FileBytes, IndexOutcome, IndexState, MethodSpec, Progress, Reply, Request,
 };
-use connections::{Listener, To};
 pub use connections::{Kind, ROLE, current_kind};
+use connections::{Listener, To};
 
 /// Why a request got no answer.
 #[derive(Clone, Debug, PartialEq)]

@@ -64,7 +64,14 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
     let questions = dataset.queries.len();
     let mut progress = |method: &Method, done: usize| {
         let current = Some(method.name());
-        send_progress(Progress { task: Task::Evaluate, done, total: questions, rate: None, current, seconds_left: None });
+        send_progress(Progress {
+            task: Task::Evaluate,
+            done,
+            total: questions,
+            rate: None,
+            current,
+            seconds_left: None,
+        });
     };
     let report = crate::eval::evaluate(&index.1, &*embedder, &dataset, &settings, &mut progress, &browser::now_ms)
         .map_err(|e| e.to_string());

@@ -6,8 +6,8 @@
 use crate::embed::TextEmbedder;
 use crate::graph::overview::Overview;
 
-use crate::app::protocol::{Reply, Request};
 use super::{answers, evaluation, indexing, model, with_index};
+use crate::app::protocol::{Reply, Request};
 
 /// What the engine by words says of a request only the full engine serves.
 const NEEDS_THE_MODEL: &str = "this needs the embedding model, which is still loading";
@@ -99,7 +99,9 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             super::measuring::measure(benchmark).await.map(Reply::Benchmark)
         }
         #[cfg(not(feature = "bench"))]
-        Request::Benchmark(_) => Err("this build measures nothing: build it with `trunk build --features bench`".into()),
+        Request::Benchmark(_) => {
+            Err("this build measures nothing: build it with `trunk build --features bench`".into())
+        }
         Request::Export | Request::Overview { .. } => unreachable!("served by `shared`"),
     }
 }
