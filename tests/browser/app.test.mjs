@@ -712,6 +712,27 @@ test("a first visit answers by words before the embedding model has loaded, then
   }
 });
 
+test("when the engine's module cannot be loaded, the page goes on answering by words and says why", async () => {
+  const broken = await serveDist(DIST, { missing: (path) => /\/quire-engine-[^/]*$/.test(path) });
+  const page = await browser.context.newPage();
+  const errors = watchErrors(page);
+  try {
+    await page.goto(broken.url);
+    await page.waitForFunction(() => /^Answering by words only: the engine with the embedding model/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
+    assert.equal(await page.getAttribute("#status", "data-state"), "answering-by-words");
+    assert.match(await page.textContent("#status"), /could not be started/);
+    assert.ok(await page.isDisabled("#files"), "files wait for a model that will not come");
+    const results = await search(page, "Who walked on the Moon in 1969?");
+    assert.match(results[0].label, /Apollo 11/, JSON.stringify(results));
+    assert.match(await page.textContent("#answer-timing"), /\(bm25\)$/);
+    // The 404 and the worker's error are the only complaints.
+    assert.deepEqual(errors.filter((e) => !/404|quire-engine-|could not be started/.test(e)), []);
+  } finally {
+    await page.close();
+    await broken.close();
+  }
+});
+
 test("the page's module links neither the embedder nor the parsers; the engine's module has both", async () => {
   // Function names of a module, from its "name" custom section (the build keeps it): what the linker kept.
   const functionNames = async (file) => {

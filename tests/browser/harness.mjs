@@ -17,11 +17,12 @@ export const DIST = resolve(import.meta.dirname, "../../dist");
 /// Serves `root` on 127.0.0.1. `mounts` serves more folders under URL prefixes (`{"/ort/": dir}`); `isolated`
 /// sends the headers that make the page cross-origin isolated (what onnxruntime-web's threads need); `hold`
 /// may return a promise for a path, and that file is sent once it settles (a slow download, held at will:
-/// Chromium's request interception does not see the requests of workers).
-export async function serveDist(root = DIST, { mounts = {}, isolated = false, hold = () => null } = {}) {
+/// Chromium's request interception does not see the requests of workers); a path `missing` says is a 404.
+export async function serveDist(root = DIST, { mounts = {}, isolated = false, hold = () => null, missing = () => false } = {}) {
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
     await hold(path);
+    if (missing(path)) { response.writeHead(404).end("not found"); return; }
     const [prefix, base] = Object.entries(mounts).find(([prefix]) => path.startsWith(prefix)) ?? ["/", root];
     const file = normalize(join(base, path.slice(prefix.length - 1).endsWith("/") ? path.slice(prefix.length - 1) + "index.html" : path.slice(prefix.length - 1)));
     if (!file.startsWith(base)) { response.writeHead(403).end(); return; }
