@@ -5,6 +5,7 @@
 
 mod connections;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::graph::overview::Overview;
@@ -52,17 +53,28 @@ pub async fn start(
     connections::start(kind, Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) }).await
 }
 
+thread_local! {
+    /// The snapshot the engine by words last opened, as the page gave it: the full engine opens the same bytes
+    /// (no second download, no export), and they are dropped once it has.
+    static OPENED_BY_WORDS: RefCell<Option<(String, Vec<u8>)>> = const { RefCell::new(None) };
+}
+
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
 /// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
 /// meanwhile (the new one is full already); on a failure the full engine is ended.
 pub async fn bring_up_full() -> Result<bool, Failure> {
     let starts = connections::starts();
     let brought_up = async {
-        let name = "the index shown";
-        let bytes = export().await?;
+        let (name, bytes) = match OPENED_BY_WORDS.take() {
+            Some(opened) => opened,
+            None => ("the index shown".to_string(), export().await?),
+        };
         connections::start_full_behind().await?;
-        match connections::call(To::Next, Request::Open { name: name.into(), bytes }).await? {
-            Reply::Opened(_) => Ok(()),
+        match connections::call(To::Next, Request::Open { name, bytes }).await? {
+            Reply::Opened(_) => {
+                connections::next_opened_the_index();
+                Ok(())
+            }
             _ => Err(Failure::Refused("the engine answered another request".into())),
         }
     }
@@ -88,11 +100,17 @@ async fn call_for<T>(request: Request, pick: impl FnOnce(Reply) -> Option<T>) ->
 
 /// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
 pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
-    call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
+    // The engine by words is given a copy: the full engine that replaces it opens these very bytes.
+    let by_words = (current_kind() == Some(Kind::ByWords)).then(|| (name.to_string(), bytes.clone()));
+    let opened = call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
         Reply::Opened(state) => Some(state),
         _ => None,
     })
-    .await
+    .await;
+    if opened.is_ok() {
+        OPENED_BY_WORDS.set(by_words);
+    }
+    opened
 }
 
 /// Adds `files` and removes `removed`; the state is `None` when the index did not change.

@@ -180,9 +180,11 @@ impl IndexSession {
         match engine::bring_up_full().await {
             Ok(_) => {}
             Err(crash @ Failure::Crashed { .. }) if engine::current_kind().is_none() => self.recover(crash).await,
-            Err(failure) => {
+            // Unless the page was told already (its model could not be loaded).
+            Err(failure) if matches!(self.model.get_untracked(), Model::Loading(_)) => {
                 self.on_model()(Err(format!("the engine with the embedding model could not start: {failure}")))
             }
+            Err(_) => {}
         }
         true
     }

@@ -49,6 +49,10 @@ struct Connection {
     last_progress: Option<Progress>,
     listener: Listener,
     listeners: Listeners,
+    /// For the full engine coming up: whether it has opened the index (`index_opened`), and its model's
+    /// news if that came first; it takes over only with both.
+    index_opened: bool,
+    model_news: Option<Result<u32, String>>,
 }
 
 type Slot = &'static LocalKey<RefCell<Option<Connection>>>;
@@ -129,6 +133,8 @@ async fn launch(slot: Slot, kind: Kind, listener: Listener) -> Result<(), String
         last_progress: None,
         listener,
         listeners: (on_message, on_error),
+        index_opened: false,
+        model_news: None,
     }));
     match started.await {
         Ok(Ok(())) => Ok(()),
@@ -169,15 +175,12 @@ fn receive(generation: u32, message: FromEngine) {
                 tell(progress);
             }
         }
+        FromEngine::ModelLoaded(loaded) if std::ptr::eq(slot, &NEXT) => {
+            NEXT.with_borrow_mut(|c| c.as_mut().map(|c| c.model_news = Some(loaded)));
+            take_over_when_ready();
+        }
         FromEngine::ModelLoaded(loaded) => {
-            let tell = slot.with_borrow(|c| c.as_ref().map(|c| c.listener.on_model.clone()));
-            if std::ptr::eq(slot, &NEXT) {
-                match &loaded {
-                    Ok(_) => take_over(),
-                    Err(_) => end(&NEXT, "its model could not be loaded"),
-                }
-            }
-            if let Some(tell) = tell {
+            if let Some(tell) = slot.with_borrow(|c| c.as_ref().map(|c| c.listener.on_model.clone())) {
                 tell(loaded);
             }
         }
@@ -185,14 +188,36 @@ fn receive(generation: u32, message: FromEngine) {
     }
 }
 
-/// The full engine takes over: requests go to it from now on; the one it replaces answers what it was asked.
-fn take_over() {
-    let Some(next) = NEXT.take() else { return };
-    if let Some(previous) = CURRENT.replace(Some(next)) {
-        end(&RETIRING, "it was replaced");
-        RETIRING.set(Some(previous));
+/// The full engine coming up has opened the index the page gave it (`call(Next, Open)` answered).
+pub fn next_opened_the_index() {
+    NEXT.with_borrow_mut(|c| c.as_mut().map(|c| c.index_opened = true));
+    take_over_when_ready();
+}
+
+/// Once the full engine coming up has opened the index and heard from its model: with the model loaded it
+/// takes over (requests go to it from now on, and the one it replaces answers what it was asked); without,
+/// it is ended. Either way the page is told.
+fn take_over_when_ready() {
+    let ready = NEXT.with_borrow_mut(|c| {
+        let c = c.as_mut()?;
+        if !c.index_opened && c.model_news.as_ref().is_none_or(Result::is_ok) {
+            return None;
+        }
+        Some((c.model_news.take()?, c.listener.on_model.clone()))
+    });
+    let Some((news, tell)) = ready else { return };
+    match news {
+        Ok(_) => {
+            let next = NEXT.take();
+            if let Some(previous) = CURRENT.replace(next) {
+                end(&RETIRING, "it was replaced");
+                RETIRING.set(Some(previous));
+            }
+            retire_when_idle();
+        }
+        Err(_) => end(&NEXT, "its model could not be loaded"),
     }
-    retire_when_idle();
+    tell(news);
 }
 
 fn retire_when_idle() {

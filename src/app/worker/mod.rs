@@ -78,9 +78,12 @@ fn rate(done: usize, started: f64) -> Option<f64> {
     (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
 }
 
-/// Starts the full engine: it takes requests at once, while its model loads behind it (`model`).
+/// Starts the full engine: it takes requests at once, while its model loads behind it (`model`). It starts
+/// once the index it will open is in the page (behind the engine by words, or restarting one), so the model
+/// downloads now, while that index is decoded.
 pub fn serve() {
     start(|request| Box::pin(requests::handle(request)));
+    model::load();
 }
 
 /// Starts the engine that answers by words: the page's own module, which carries no embedder and no

@@ -1,8 +1,8 @@
 //! The embedding model as the engine worker holds it. It loads behind the engine, which opens an index and
 //! answers by words (BM25) at once: the model is most of a first visit's download, and a question should
-//! not wait for it. Its download starts once the first index is open (so that the two do not share the
-//! visitor's bandwidth) or when something needs it first. What needs vectors (a question by meaning,
-//! indexing files, evaluation) waits for it here.
+//! not wait for it. The full engine starts only once the page holds the index it will open (the engine by
+//! words answers meanwhile), so the two downloads never share the visitor's bandwidth. What needs vectors
+//! (a question by meaning, indexing files, evaluation) waits for it here.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -48,9 +48,7 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
         Request::Open { name, bytes } => {
             answers::forget_assisted();
             let embedder = model::loaded();
-            let opened = indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity())).map(Reply::Opened);
-            model::load();
-            opened
+            indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity())).map(Reply::Opened)
         }
         // Questions by words and opening go on while the model loads; the rest waits for it.
         Request::Update { .. }
