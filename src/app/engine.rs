@@ -65,10 +65,7 @@ thread_local! {
 pub async fn bring_up_full() -> Result<bool, Failure> {
     let starts = connections::starts();
     let brought_up = async {
-        let (name, bytes) = match OPENED_BY_WORDS.take() {
-            Some(opened) => opened,
-            None => ("the index shown".to_string(), export().await?),
-        };
+        let (name, bytes) = OPENED_BY_WORDS.take().ok_or_else(|| "the engine by words opened no index".to_string())?;
         connections::start_full_behind().await?;
         match connections::call(To::Next, Request::Open { name, bytes }).await? {
             Reply::Opened(_) => {

@@ -126,15 +126,18 @@ impl IndexSession {
         self.phase.set(phase);
     }
 
+    /// The model's news, shown in the phase while questions are answered by words.
+    fn model_changed(self, model: Model) {
+        self.model.set(model);
+        if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
+            self.settle();
+        }
+    }
+
     /// The model's download goes to `model`, every other step to the phase.
     fn on_progress(self) -> impl Fn(Progress) + 'static {
         move |progress| match progress.task {
-            Task::LoadModel => {
-                self.model.set(Model::Loading(Some(progress)));
-                if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
-                    self.settle();
-                }
-            }
+            Task::LoadModel => self.model_changed(Model::Loading(Some(progress))),
             _ => self.phase.set(Phase::Working(progress)),
         }
     }
@@ -144,10 +147,7 @@ impl IndexSession {
             if let Ok(engine_memory) = loaded {
                 self.engine_memory.set(engine_memory);
             }
-            self.model.set(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
-            if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
-                self.settle();
-            }
+            self.model_changed(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
             self.keep_offline();
         }
     }
