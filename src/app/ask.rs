@@ -34,7 +34,7 @@ pub fn AskPanel(
         let k = choice.top_k();
         let still_indexing = session.indexing_files.get_untracked();
         // While the model loads the engine answers by words, which needs no node vectors.
-        let node_vectors = method.method().reads_node_vectors() && session.model.get_untracked() == Model::Loaded;
+        let node_vectors = method.reads_node_vectors() && session.model.get_untracked() == Model::Loaded;
         spawn_local(async move {
             if !session.vectors_for(node_vectors).await {
                 return;
@@ -80,8 +80,7 @@ pub fn AskPanel(
         let still_indexing = session.indexing_files.get_untracked();
         // While the model loads the context is found by words, which needs no node vectors.
         let node_vectors = model_loaded
-            && (method.method().reads_node_vectors()
-                || chosen.assist.is_some_and(|assist| assist.reads_node_vectors()));
+            && (method.reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors()));
         spawn_local(async move {
             if session.vectors_for(node_vectors).await {
                 conversation.ask(text, method, chosen, endpoint, move |result| {

@@ -274,6 +274,17 @@ pub async fn register_service_worker() {
     }
 }
 
+/// Whether a service worker controls the page: the site is kept for offline use, and its files come from
+/// the browser's cache, not the network.
+pub fn kept_offline() -> bool {
+    let navigator = window().navigator();
+    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        return false;
+    }
+    js_sys::Reflect::get(&navigator.service_worker(), &"controller".into())
+        .is_ok_and(|controller| !controller.is_null() && !controller.is_undefined())
+}
+
 /// The full engine's module, as the build names it in the page (scripts/finish_build.py: named by its
 /// content, so that a page never starts another build's engine).
 pub fn engine_module() -> Result<String, String> {

@@ -16,6 +16,12 @@ pub async fn fetch_published() -> Result<Published, String> {
 /// `corpus`'s snapshot, its sample questions (none when it lists none) and its lesson, if any.
 pub async fn fetch(corpus: &PublishedCorpus) -> Result<(Vec<u8>, Vec<SampleQuestion>, Option<Lesson>), String> {
     let snapshot = browser::fetch_bytes(&corpus.snapshot).await?;
+    let (questions, lesson) = fetch_extras(corpus).await?;
+    Ok((snapshot, questions, lesson))
+}
+
+/// `corpus`'s sample questions (none when it lists none) and its lesson, if any.
+pub async fn fetch_extras(corpus: &PublishedCorpus) -> Result<(Vec<SampleQuestion>, Option<Lesson>), String> {
     let questions = match &corpus.questions {
         Some(url) => serde_json::from_slice(&browser::fetch_bytes(url).await?).map_err(|e| format!("{url}: {e}"))?,
         None => Vec::new(),
@@ -27,7 +33,7 @@ pub async fn fetch(corpus: &PublishedCorpus) -> Result<(Vec<u8>, Vec<SampleQuest
         }
         None => None,
     };
-    Ok((snapshot, questions, lesson))
+    Ok((questions, lesson))
 }
 
 /// The index the page's address names (`?index=`), as a corpus to open; an error when it names a file
@@ -39,6 +45,7 @@ pub fn linked_index() -> Option<Result<PublishedCorpus, String>> {
             key: "linked".into(),
             title: path.into(),
             snapshot: path.into(),
+            fragments: None,
             questions: None,
             lesson: None,
         }),

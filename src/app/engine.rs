@@ -53,10 +53,26 @@ pub async fn start(
     connections::start(kind, Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) }).await
 }
 
+/// The index the engine by words last opened, for the full engine to open: the snapshot's bytes as the page
+/// gave them (no second download, no export, dropped once it has), or, for an index it opened by its
+/// fragments, where the whole snapshot lies.
+enum OpenedByWords {
+    Bytes { name: String, bytes: Vec<u8> },
+    Fragments { snapshot: String },
+}
+
 thread_local! {
-    /// The snapshot the engine by words last opened, as the page gave it: the full engine opens the same bytes
-    /// (no second download, no export), and they are dropped once it has.
-    static OPENED_BY_WORDS: RefCell<Option<(String, Vec<u8>)>> = const { RefCell::new(None) };
+    static OPENED_BY_WORDS: RefCell<Option<OpenedByWords>> = const { RefCell::new(None) };
+    /// Whether the engine by words has answered a question since it opened an index by its fragments.
+    static ANSWERED_BY_FRAGMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the engine by words holds an index by its fragments and has not answered a question from it yet:
+/// the full engine's downloads (its module, the model, the whole index) wait meanwhile, so that a first
+/// question on a slow link does not share it with them.
+pub fn awaits_first_answer_by_fragments() -> bool {
+    let by_fragments = OPENED_BY_WORDS.with_borrow(|opened| matches!(opened, Some(OpenedByWords::Fragments { .. })));
+    by_fragments && !ANSWERED_BY_FRAGMENTS.get()
 }
 
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
@@ -65,7 +81,14 @@ thread_local! {
 pub async fn bring_up_full() -> Result<bool, Failure> {
     let starts = connections::starts();
     let brought_up = async {
-        let (name, bytes) = OPENED_BY_WORDS.take().ok_or_else(|| "the engine by words opened no index".to_string())?;
+        let (name, bytes) = match OPENED_BY_WORDS.take() {
+            Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
+            Some(OpenedByWords::Fragments { snapshot }) => {
+                let bytes = crate::app::browser::fetch_bytes(&snapshot).await?;
+                (snapshot, bytes)
+            }
+            None => return Err(Failure::Refused("the engine by words opened no index".into())),
+        };
         connections::start_full_behind().await?;
         match connections::call(To::Next, Request::Open { name, bytes }).await? {
             Reply::Opened(_) => {
@@ -98,7 +121,8 @@ async fn call_for<T>(request: Request, pick: impl FnOnce(Reply) -> Option<T>) ->
 /// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
 pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     // The engine by words is given a copy: the full engine that replaces it opens these very bytes.
-    let by_words = (current_kind() == Some(Kind::ByWords)).then(|| (name.to_string(), bytes.clone()));
+    let by_words = (current_kind() == Some(Kind::ByWords))
+        .then(|| OpenedByWords::Bytes { name: name.to_string(), bytes: bytes.clone() });
     let opened = call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
         Reply::Opened(state) => Some(state),
         _ => None,
@@ -106,6 +130,22 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     .await;
     if opened.is_ok() {
         OPENED_BY_WORDS.set(by_words);
+    }
+    opened
+}
+
+/// Replaces the index, in the engine by words, with one split into fragments under `folder` on the site
+/// (`store::fragments`); the full engine will open the whole `snapshot`.
+pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, Failure> {
+    let request = Request::OpenFragments { name: snapshot.into(), folder: folder.into() };
+    let opened = call_for(request, |reply| match reply {
+        Reply::Opened(state) => Some(state),
+        _ => None,
+    })
+    .await;
+    if opened.is_ok() {
+        OPENED_BY_WORDS.set(Some(OpenedByWords::Fragments { snapshot: snapshot.into() }));
+        ANSWERED_BY_FRAGMENTS.set(false);
     }
     opened
 }
@@ -134,11 +174,15 @@ pub async fn add_node_vectors() -> Result<(IndexOutcome, Option<IndexState>), Fa
 pub use connections::cancel;
 
 pub async fn query(text: &str, method: MethodSpec, k: usize) -> Result<Answer, Failure> {
-    call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
+    let answer = call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
         Reply::Answer(answer) => Some(answer),
         _ => None,
     })
-    .await
+    .await;
+    if answer.is_ok() {
+        ANSWERED_BY_FRAGMENTS.set(true);
+    }
+    answer
 }
 
 /// Starts an LLM-assisted retrieval (`assist`) searching by `method`.

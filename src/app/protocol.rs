@@ -45,6 +45,9 @@ pub enum Request {
         #[serde(with = "serde_bytes")]
         bytes: Vec<u8>,
     },
+    /// Replace the index with one split into fragments on the site (`store::fragments`), under `folder`: the
+    /// engine by words answers from them, fetching what each question needs.
+    OpenFragments { name: String, folder: String },
     /// Parse `files` into the corpus, replacing same-named documents, and remove `removed`.
     Update { files: Vec<FileBytes>, removed: Vec<String> },
     /// Embed the index's pages, sections, entities and relations (it holds chunk vectors only), before a
@@ -103,6 +106,17 @@ impl MethodSpec {
             MethodSpec::Fused { fusion, inputs } => Method::Fused { fusion: *fusion, inputs: inputs.clone() },
             MethodSpec::Learned => Method::Learned(FusionModel::shipped()),
             MethodSpec::Default => Method::Default,
+        }
+    }
+
+    /// Whether it reads node vectors (`Method::reads_node_vectors`), asked without loading learned fusion's
+    /// network, which the page's module does not link.
+    pub fn reads_node_vectors(&self) -> bool {
+        match self {
+            MethodSpec::Single(retriever) => retriever.reads_node_vectors(),
+            MethodSpec::Fused { inputs, .. } => inputs.iter().any(|(retriever, _)| retriever.reads_node_vectors()),
+            MethodSpec::Learned => FusionModel::shipped_retrievers().into_iter().any(Retriever::reads_node_vectors),
+            MethodSpec::Default => Method::Default.reads_node_vectors(),
         }
     }
 }

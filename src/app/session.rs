@@ -22,6 +22,10 @@ use crate::store::published::{PublishedCorpus, SampleQuestion};
 const EXPORT_NAME: &str = "quire-index.quire";
 /// What the index saved in this browser is called in messages.
 const SAVED_INDEX: &str = "the index saved in this browser";
+/// How long the full engine's downloads (its module, the model, the whole index: tens of megabytes) wait
+/// for a first question on an index opened by its fragments: on a slow link a question asked while they
+/// run shares the link with them, and its few kilobytes of fragments wait behind megabytes.
+const FIRST_QUESTION_GRACE_MS: u32 = 5_000;
 
 /// The engine's embedding model, which loads behind it while questions are answered by words.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,12 +174,18 @@ impl IndexSession {
     }
 
     /// With an index shown by the engine that answers by words: the full engine comes up behind it with the
-    /// same index, and takes over once its model has loaded (`on_model`). An engine by words that crashed
+    /// same index, and takes over once its model has loaded (`on_model`). Behind an index opened by its
+    /// fragments, it waits for the first answer, or [`FIRST_QUESTION_GRACE_MS`] without a question. An engine by words that crashed
     /// meanwhile is replaced by a full one with the index as it was.
     /// Whether there was one to bring up.
     async fn bring_up_full_engine(self) -> bool {
         if engine::current_kind() != Some(engine::Kind::ByWords) || self.summary.get_untracked().is_none() {
             return false;
+        }
+        let mut waited = 0;
+        while engine::awaits_first_answer_by_fragments() && waited < FIRST_QUESTION_GRACE_MS {
+            gloo_timers::future::TimeoutFuture::new(100).await;
+            waited += 100;
         }
         match engine::bring_up_full().await {
             Ok(_) => {}
@@ -379,8 +389,21 @@ impl IndexSession {
 
     async fn try_open_corpus(self, chosen: PublishedCorpus) -> Result<(), String> {
         self.phase.set(Phase::OpeningPublished);
-        let (snapshot, questions, lesson) = corpora::fetch(&chosen).await?;
-        let state = engine::open(&chosen.snapshot, snapshot).await.map_err(|failure| failure.to_string())?;
+        // The engine by words answers from the index's fragments where the site has them: a large index is
+        // searchable after its lexicon, not after its whole snapshot. A site kept offline has the snapshot
+        // at hand (its service worker keeps it, not the fragments).
+        let by_fragments = engine::current_kind() == Some(engine::Kind::ByWords) && !browser::kept_offline();
+        let (opened, questions, lesson) = match &chosen.fragments {
+            Some(folder) if by_fragments => {
+                let (questions, lesson) = corpora::fetch_extras(&chosen).await?;
+                (engine::open_fragments(folder, &chosen.snapshot).await, questions, lesson)
+            }
+            _ => {
+                let (snapshot, questions, lesson) = corpora::fetch(&chosen).await?;
+                (engine::open(&chosen.snapshot, snapshot).await, questions, lesson)
+            }
+        };
+        let state = opened.map_err(|failure| failure.to_string())?;
         self.corpus.set(Some(chosen));
         self.show_new_index(state, questions, false);
         self.lesson.set(lesson);

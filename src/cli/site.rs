@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::lesson::Lesson;
+use quire::store::fragments::{self, LEXICON, Sizes};
 use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
@@ -36,6 +37,8 @@ const SERVICE_WORKER_TEMPLATE: &str = include_str!("../../www/sw.js");
 const SERVICE_WORKER: &str = "sw.js";
 /// Where the site's own corpus lies inside it.
 const SNAPSHOT: &str = "corpus/index.quire";
+/// The index split for answering by words before the rest has loaded (`store::fragments`).
+const FRAGMENTS: &str = "corpus/fragments";
 const QUESTIONS: &str = "corpus/questions.json";
 const LESSON: &str = "corpus/lesson.json";
 /// The key of the one corpus a site publishes, by which a later run knows the folder for a site.
@@ -173,15 +176,14 @@ fn remove_if_present(dir: &Path) -> CliResult {
     }
 }
 
-/// Writes the whole site into `dir`; the files a first visit downloads (every file but the precompressed
-/// copies and the service worker), as paths inside it.
+/// Writes the whole site into `dir`.
 fn write_site(
     dir: &Path,
     args: &SiteArgs,
     app_published: &Published,
     index: &IndexedCorpus,
     Extras { questions, lesson, embedder }: Extras<'_>,
-) -> Result<Vec<String>, String> {
+) -> Result<SiteFiles, String> {
     let left_out: HashSet<&str> = app_published
         .corpora
         .iter()
@@ -194,6 +196,14 @@ fn write_site(
 
     let snapshot = index.to_snapshot().map_err(|e| e.to_string())?;
     write(dir, SNAPSHOT, &snapshot, &mut files)?;
+    // Not listed for the service worker: a site kept offline opens the whole snapshot, and a first visit
+    // downloads the fragments its questions need, not all of them.
+    let mut fragment_names = Vec::new();
+    for (path, bytes) in fragments::split(index, &snapshot, Sizes::default()).map_err(|e| e.to_string())? {
+        let name = format!("{FRAGMENTS}/{path}");
+        write_with_copies(dir, &name, &bytes)?;
+        fragment_names.push(name);
+    }
     if let Some(questions) = questions {
         write(dir, QUESTIONS, &serde_json::to_vec_pretty(questions).map_err(|e| e.to_string())?, &mut files)?;
     }
@@ -209,6 +219,7 @@ fn write_site(
             key: SITE_KEY.into(),
             title,
             snapshot: SNAPSHOT.into(),
+            fragments: Some(FRAGMENTS.into()),
             questions: questions.map(|_| QUESTIONS.into()),
             lesson: lesson.map(|_| LESSON.into()),
         }],
@@ -220,7 +231,16 @@ fn write_site(
     write(dir, MANIFEST, &serde_json::to_vec_pretty(&site).map_err(|e| e.to_string())?, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     write_service_worker(dir, &files)?;
-    Ok(files.into_iter().map(|file| file.name).collect())
+    Ok(SiteFiles { listed: files.into_iter().map(|file| file.name).collect(), fragments: fragment_names })
+}
+
+/// The files of a site, as paths inside it.
+struct SiteFiles {
+    /// What a first visit downloads, and the service worker keeps: every file but the precompressed copies,
+    /// the service worker and the fragments.
+    listed: Vec<String>,
+    /// The index's fragments (`store::fragments`), fetched as questions need them.
+    fragments: Vec<String>,
 }
 
 /// Copies the app's files under `from` into `to`, except `left_out` and precompressed copies (written
@@ -314,36 +334,53 @@ fn replace(staging: &Path, output: &Path) -> CliResult {
 }
 
 /// What a first visit downloads: the service worker fetches every file of the site at install. And what
-/// the first answer (by words) waits for: the page, its module and the corpus; the engine's module and the
-/// model come behind it.
-fn print_first_visit(output: &Path, files: &[String]) {
-    let size = |name: &str| std::fs::metadata(output.join(name)).map(|m| m.len()).ok();
+/// the first answer (by words) waits for: the page, its module and the index's lexicon, then the fragments
+/// a question needs; the engine's module, the whole index and the model come behind it.
+fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &SiteFiles) {
     let sizes = |names: &mut dyn Iterator<Item = &str>| {
-        let (mut raw, mut gzip, mut brotli) = (0u64, 0u64, 0u64);
-        for name in names {
-            let whole = size(name).unwrap_or(0);
-            raw += whole;
-            gzip += size(&format!("{name}.gz")).unwrap_or(whole);
-            brotli += size(&format!("{name}.br")).unwrap_or(whole);
-        }
-        [raw, gzip, brotli].map(|bytes| bytes as f64 / 1e6)
+        names.map(|name| compressed_sizes(output, name)).fold([0.0; 3], |sum, one| [0, 1, 2].map(|i| sum[i] + one[i]))
     };
     let [raw, gzip, brotli] = sizes(&mut files.iter().map(String::as_str).chain([SERVICE_WORKER]));
-    let [_, first_gzip, first_brotli] = sizes(&mut files.iter().map(String::as_str).filter(|f| before_first_answer(f)));
+    let mut first = files.iter().chain(fragments).map(String::as_str).filter(|f| before_first_answer(f));
+    let [_, first_gzip, first_brotli] = sizes(&mut first);
     println!(
-        "wrote {}: {} files; a first visit downloads {raw:.1} MB ({gzip:.1} MB where the server sends the .gz copies, {brotli:.1} MB the .br)",
+        "wrote {}: {} files and {} fragments of the index; a first visit downloads {raw:.1} MB ({gzip:.1} MB where the server sends the .gz copies, {brotli:.1} MB the .br) and the fragments its questions need",
         output.display(),
         files.len() + 1,
+        fragments.len(),
     );
+    let median = |kind: &str| {
+        let mut sizes: Vec<f64> = files
+            .iter()
+            .filter(|f| f.starts_with(&format!("{FRAGMENTS}/{kind}")))
+            .map(|f| compressed_sizes(output, f)[1])
+            .collect();
+        sizes.sort_by(f64::total_cmp);
+        sizes.get(sizes.len() / 2).map_or(0.0, |mb| mb * 1e3)
+    };
     println!(
-        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the corpus; the engine's module and the embedding model follow"
+        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon, then the bucket of each of the question's terms ({:.0} kB each, median, gzipped) and the text runs of its results ({:.0} kB each); the engine's module, the whole index and the embedding model follow",
+        median("terms/"),
+        median("texts/"),
     );
     println!("serve it from any static server, e.g. python3 -m http.server -d {} -b 127.0.0.1", output.display());
 }
 
+/// The size in MB of `name` inside `output`, and of its .gz and .br copies (itself where there is none).
+fn compressed_sizes(output: &Path, name: &str) -> [f64; 3] {
+    let size = |name: &str| std::fs::metadata(output.join(name)).map(|m| m.len()).ok();
+    let whole = size(name).unwrap_or(0);
+    [whole, size(&format!("{name}.gz")).unwrap_or(whole), size(&format!("{name}.br")).unwrap_or(whole)]
+        .map(|bytes| bytes as f64 / 1e6)
+}
+
 /// Whether a first visit fetches `file` before its first answer: the page and what it links, the page's
-/// module (`quire-page`, www/index.html) and its engine's start, the published list and the corpus.
+/// module (`quire-page`, www/index.html) and its engine's start, the published list, the questions, the
+/// lesson and the index's lexicon.
 fn before_first_answer(file: &str) -> bool {
-    const PAGE: [&str; 5] = ["index.html", "engine-worker.js", "icon.svg", "manifest.webmanifest", MANIFEST];
-    PAGE.contains(&file) || ["quire-page-", "style-", "corpus/"].iter().any(|prefix| file.starts_with(prefix))
+    const PAGE: [&str; 7] =
+        ["index.html", "engine-worker.js", "icon.svg", "manifest.webmanifest", MANIFEST, QUESTIONS, LESSON];
+    PAGE.contains(&file)
+        || file.strip_prefix(FRAGMENTS).and_then(|rest| rest.strip_prefix('/')) == Some(LEXICON)
+        || ["quire-page-", "style-"].iter().any(|prefix| file.starts_with(prefix))
 }

@@ -98,6 +98,31 @@ impl Copies {
         self.copies.get(&chunk).map_or(&[], Vec::as_slice)
     }
 
+    /// Every original with its copies, as [`Copies::from_originals`] takes them back.
+    pub fn originals(&self) -> impl Iterator<Item = (ChunkId, &[ChunkId])> {
+        self.copies.iter().map(|(&original, copies)| (original, copies.as_slice()))
+    }
+
+    /// The copies among `chunks` chunks that [`Copies::originals`] listed; `None` when a chunk lies beyond
+    /// them or is the copy of two originals.
+    pub fn from_originals(
+        chunks: usize,
+        originals: impl IntoIterator<Item = (ChunkId, Vec<ChunkId>)>,
+    ) -> Option<Copies> {
+        let mut original: Vec<ChunkId> = (0..chunks as ChunkId).collect();
+        let mut copies = HashMap::new();
+        for (source, its_copies) in originals {
+            for &copy in &its_copies {
+                let slot = original.get_mut(copy as usize).filter(|slot| **slot == copy && copy != source)?;
+                *slot = source;
+            }
+            if source as usize >= chunks || copies.insert(source, its_copies).is_some() {
+                return None;
+            }
+        }
+        Some(Copies { original, copies })
+    }
+
     /// How many chunks copy another document's.
     pub fn len(&self) -> usize {
         self.copies.values().map(Vec::len).sum()

@@ -21,10 +21,11 @@ impl Default for Bm25Params {
     }
 }
 
+/// A text holding a term, and how often.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Posting {
-    doc: u32,
-    tf: u32,
+pub struct Posting {
+    pub doc: u32,
+    pub tf: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -104,38 +105,76 @@ impl Bm25Index {
         self.params
     }
 
-    pub fn idf(&self, document_frequency: usize) -> f32 {
-        let n = self.len() as f32;
-        let df = document_frequency as f32;
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-    }
-
     /// The `k` best-scoring texts for `query`.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
-        top_k(self.scores(query).into_iter().map(|(row, score)| Hit { id: row, score }), k)
+        best(self.scores(query), k)
     }
 
     /// The score of every text containing a query term, by row; each distinct query term counts once.
     pub fn scores(&self, query: &str) -> HashMap<u32, f32> {
-        let mut terms = Analyzer::default().terms(query);
-        terms.sort();
-        terms.dedup();
-        let Bm25Params { k1, b } = self.params;
+        let postings = query_terms(query).into_iter().filter_map(|term| self.postings_of(&term));
+        self.lengths().scores(self.params, postings)
+    }
+
+    fn postings_of(&self, term: &str) -> Option<&[Posting]> {
+        self.terms.get(term).map(|&id| self.postings[id as usize].as_slice())
+    }
+
+    /// Every term with its postings, in term order.
+    pub fn postings_by_term(&self) -> impl Iterator<Item = (&str, &[Posting])> {
+        self.terms.iter().map(|(term, &id)| (term.as_str(), self.postings[id as usize].as_slice()))
+    }
+
+    /// What scoring reads besides a term's postings.
+    pub fn lengths(&self) -> TextLengths<'_> {
+        TextLengths { of_text: &self.doc_lengths, average: self.average_length }
+    }
+}
+
+/// A query's distinct analyzed terms, in order: the order its terms' scores are added in.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut terms = Analyzer::default().terms(query);
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
+/// The analyzed length of every indexed text and their average: with a term's postings, all BM25 reads.
+/// An index split for a static host (`store::fragments`) keeps them whole and scores with them as the
+/// whole index does, so both give the same scores to the bit.
+#[derive(Clone, Copy, Debug)]
+pub struct TextLengths<'a> {
+    pub of_text: &'a [u32],
+    pub average: f32,
+}
+
+impl TextLengths<'_> {
+    /// The score of every text in the postings of the query's terms, added in the order they come.
+    pub fn scores<'p>(self, params: Bm25Params, terms: impl IntoIterator<Item = &'p [Posting]>) -> HashMap<u32, f32> {
+        let Bm25Params { k1, b } = params;
         let mut scores: HashMap<u32, f32> = HashMap::new();
-        for term in terms {
-            let Some(&id) = self.terms.get(&term) else { continue };
-            let postings = &self.postings[id as usize];
-            let idf = self.idf(postings.len());
+        for postings in terms {
+            let idf = idf(self.of_text.len(), postings.len());
             for posting in postings {
                 let tf = posting.tf as f32;
-                let length_ratio =
-                    self.doc_lengths[posting.doc as usize] as f32 / self.average_length.max(f32::EPSILON);
+                let length_ratio = self.of_text[posting.doc as usize] as f32 / self.average.max(f32::EPSILON);
                 let saturation = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * length_ratio));
                 *scores.entry(posting.doc).or_default() += idf * saturation;
             }
         }
         scores
     }
+}
+
+fn idf(texts: usize, document_frequency: usize) -> f32 {
+    let n = texts as f32;
+    let df = document_frequency as f32;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// The `k` best of `scores`, as [`Bm25Index::search`] orders them.
+pub fn best(scores: HashMap<u32, f32>, k: usize) -> Vec<Hit> {
+    top_k(scores.into_iter().map(|(row, score)| Hit { id: row, score }), k)
 }
 
 #[cfg(test)]

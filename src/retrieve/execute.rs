@@ -6,6 +6,7 @@ use super::fusion::{self, FusedChunk, training};
 use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Trace, TracedChunk};
 use super::{DEFAULT, FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
 use crate::corpus::ChunkId;
+use crate::corpus::copies::Copies;
 use crate::store::IndexedCorpus;
 
 impl Method {
@@ -40,41 +41,23 @@ impl Method {
             None => self.execute(index, query, depth),
             Some(replacement) => self.with_input(replacement.0).execute_replacing(index, query, depth, replacement),
         };
-        let corpus = &index.corpus();
-        let retrievers = run
-            .inputs
-            .iter()
-            .map(|(retriever, weight, retrieval)| RetrieverTrace {
-                retriever: retriever.name().to_string(),
-                weight: *weight,
-                steps: retrieval.steps.clone(),
-                chunks: TracedChunk::list(corpus, &retrieval.chunks, shown),
-            })
-            .collect();
-        let fusion = run.fused.as_ref().map(|(fusion, fused)| FusionTrace {
-            fusion: fusion.clone(),
-            inputs: run.inputs.iter().map(|(r, _, _)| r.name().to_string()).collect(),
-            rows: fused
-                .iter()
-                .take(shown)
-                .map(|f| FusionRow {
-                    chunk: f.chunk,
-                    label: corpus.chunk_label(f.chunk),
-                    scores: f.scores.clone(),
-                    ranks: f.ranks.clone(),
-                    features: f.features.clone(),
-                    score: f.score,
-                })
-                .collect(),
-        });
-        let trace = Trace {
-            query: query.text.to_string(),
-            method: self.name(),
-            retrievers,
-            fusion,
-            results: TracedChunk::list(corpus, &run.chunks, shown),
-        };
-        (run.chunks, trace)
+        let corpus = index.corpus();
+        run.trace(self, query.text, &|chunk| corpus.chunk_label(chunk), shown)
+    }
+
+    /// The ranking and trace of a lone retriever whose list was ranked elsewhere: the engine by words ranks
+    /// BM25 over an index's fragments (`store::fragments`), which know a chunk's `label` once fetched.
+    pub fn trace_given(
+        retriever: Retriever,
+        retrieval: Retrieval,
+        copies: &Copies,
+        query: &str,
+        label: &dyn Fn(ChunkId) -> String,
+        shown: usize,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        let chunks = fold_copies(copies, retrieval.chunks.clone());
+        let run = Execution { chunks, inputs: vec![(retriever, 1.0, retrieval)], fused: None };
+        run.trace(&Method::Single(retriever), query, label, shown)
     }
 
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
@@ -132,7 +115,7 @@ impl Method {
         run: &dyn Fn(Retriever, usize) -> Retrieval,
     ) -> Execution {
         let mut execution = self.execute_inputs(index, depth, run);
-        execution.chunks = fold_copies(index, std::mem::take(&mut execution.chunks));
+        execution.chunks = fold_copies(index.copies(), std::mem::take(&mut execution.chunks));
         execution
     }
 
@@ -170,8 +153,7 @@ impl Method {
 /// `chunks` with each copy of a passage (`corpus::copies`) replaced by its original, at the best place either
 /// had: a document that quotes another, or a copy in another folder, never takes the source's place, and the
 /// result names the source ("also in" the copies, see [`super::grouping`]).
-pub(super) fn fold_copies(index: &IndexedCorpus, chunks: Vec<ScoredChunk>) -> Vec<ScoredChunk> {
-    let copies = index.copies();
+pub(super) fn fold_copies(copies: &Copies, chunks: Vec<ScoredChunk>) -> Vec<ScoredChunk> {
     if copies.is_empty() {
         return chunks;
     }
@@ -224,6 +206,50 @@ struct Execution {
 }
 
 impl Execution {
+    /// Its chunks, and the trace of it showing `shown` chunks per list, each chunk named by `label`.
+    fn trace(
+        self,
+        method: &Method,
+        query: &str,
+        label: &dyn Fn(ChunkId) -> String,
+        shown: usize,
+    ) -> (Vec<ScoredChunk>, Trace) {
+        let retrievers = self
+            .inputs
+            .iter()
+            .map(|(retriever, weight, retrieval)| RetrieverTrace {
+                retriever: retriever.name().to_string(),
+                weight: *weight,
+                steps: retrieval.steps.clone(),
+                chunks: TracedChunk::list(label, &retrieval.chunks, shown),
+            })
+            .collect();
+        let fusion = self.fused.as_ref().map(|(fusion, fused)| FusionTrace {
+            fusion: fusion.clone(),
+            inputs: self.inputs.iter().map(|(r, _, _)| r.name().to_string()).collect(),
+            rows: fused
+                .iter()
+                .take(shown)
+                .map(|f| FusionRow {
+                    chunk: f.chunk,
+                    label: label(f.chunk),
+                    scores: f.scores.clone(),
+                    ranks: f.ranks.clone(),
+                    features: f.features.clone(),
+                    score: f.score,
+                })
+                .collect(),
+        });
+        let trace = Trace {
+            query: query.to_string(),
+            method: method.name(),
+            retrievers,
+            fusion,
+            results: TracedChunk::list(label, &self.chunks, shown),
+        };
+        (self.chunks, trace)
+    }
+
     fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {
         let chunks = fused.iter().map(ScoredChunk::from).collect();
         Self { chunks, inputs, fused: Some((name.to_string(), fused)) }

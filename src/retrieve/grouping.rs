@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::{FUSION_DEPTH, Method, Query, ScoredChunk, Trace};
+use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId};
 use crate::store::IndexedCorpus;
 
@@ -25,7 +26,17 @@ pub struct DocumentHit {
 /// the documents that copy its best chunk.
 pub fn group_by_document(index: &IndexedCorpus, chunks: &[ScoredChunk], documents: usize) -> Vec<DocumentHit> {
     let corpus = index.corpus();
-    let document_of = |chunk: ChunkId| corpus.chunks[chunk as usize].document;
+    group_chunks(&|chunk| corpus.chunks[chunk as usize].document, index.copies(), chunks, documents)
+}
+
+/// As [`group_by_document`], for an index known by each chunk's document and the copies alone (the engine
+/// by words, over an index's fragments).
+pub fn group_chunks(
+    document_of: &dyn Fn(ChunkId) -> DocId,
+    copies: &Copies,
+    chunks: &[ScoredChunk],
+    documents: usize,
+) -> Vec<DocumentHit> {
     let mut hits: Vec<DocumentHit> = Vec::new();
     let mut place: HashMap<DocId, usize> = HashMap::new();
     for &chunk in chunks {
@@ -35,7 +46,7 @@ pub fn group_by_document(index: &IndexedCorpus, chunks: &[ScoredChunk], document
             None if hits.len() < documents => {
                 place.insert(document, hits.len());
                 let mut also_in: Vec<DocId> = Vec::new();
-                for copy in index.copies().copies_of(chunk.chunk).iter().map(|&c| document_of(c)) {
+                for copy in copies.copies_of(chunk.chunk).iter().map(|&c| document_of(c)) {
                     if copy != document && !also_in.contains(&copy) {
                         also_in.push(copy);
                     }

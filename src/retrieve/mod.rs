@@ -6,6 +6,7 @@
 
 pub mod assist;
 mod bm25;
+pub mod by_words;
 mod community;
 mod default_method;
 mod dense;

@@ -4,6 +4,7 @@
 //! changed) and how it is saved to and loaded from one snapshot file.
 
 mod builder;
+pub mod fragments;
 pub mod pipeline;
 pub mod published;
 mod settings_check;

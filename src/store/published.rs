@@ -23,6 +23,10 @@ pub struct PublishedCorpus {
     pub key: String,
     pub title: String,
     pub snapshot: String,
+    /// The folder of the snapshot's fragments (`store::fragments`), where a site has them: the engine by
+    /// words answers from them before the snapshot has downloaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragments: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub questions: Option<String>,
     /// A lesson to walk through on it (`retrieve::lesson`), as JSON.
@@ -46,7 +50,11 @@ impl Published {
             return Err(format!("{MANIFEST} lists no corpus"));
         }
         for corpus in &published.corpora {
-            for path in std::iter::once(&corpus.snapshot).chain(&corpus.questions).chain(&corpus.lesson) {
+            for path in std::iter::once(&corpus.snapshot)
+                .chain(&corpus.fragments)
+                .chain(&corpus.questions)
+                .chain(&corpus.lesson)
+            {
                 if inside_the_build(path).is_none() {
                     return Err(format!("{MANIFEST}: {path:?} is not a path inside the build"));
                 }

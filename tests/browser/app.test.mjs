@@ -733,7 +733,7 @@ test("when the engine's module cannot be loaded, the page goes on answering by w
   }
 });
 
-test("the page's module links neither the embedder nor the parsers; the engine's module has both", async () => {
+test("the page's module links neither the embedder, the parsers nor learned fusion's network; the engine's module has them", async () => {
   // Function names of a module, from its "name" custom section (the build keeps it): what the linker kept.
   const functionNames = async (file) => {
     const bytes = await readFile(join(DIST, file));
@@ -753,7 +753,7 @@ test("the page's module links neither the embedder nor the parsers; the engine's
   const built = await readdir(DIST);
   const page = await functionNames(built.find((f) => /^quire-page-.*_bg\.wasm$/.test(f)));
   const engine = await functionNames(built.find((f) => /^quire-engine-.*_bg\.wasm$/.test(f)));
-  for (const linked of ["tract_core", "tokenizers::", "pdf_extract::", "html5ever::", "ZipArchive"]) {
+  for (const linked of ["tract_core", "tokenizers::", "pdf_extract::", "html5ever::", "ZipArchive", "candle_nn::"]) {
     assert.ok(!page.names.includes(linked), `the page's module links ${linked}`);
     assert.ok(engine.names.includes(linked), `the engine's module lacks ${linked}`);
   }
@@ -811,7 +811,7 @@ test("quire site publishes a folder as a static site that opens its index from a
   assert.equal(handout.match(/<svg /g)?.length, 2, "a drawing per step");
   assert.match(handout, /<th>dense<\/th><th>bm25<\/th><th>fused \(zsum\)<\/th>/);
   const listing = await readdir(site, { recursive: true });
-  for (const file of ["corpora.json", "corpus/index.quire", "corpus/questions.json", "sw.js", "index.html.gz", "index.html.br"]) {
+  for (const file of ["corpora.json", "corpus/index.quire", "corpus/fragments/lexicon.bin", "corpus/questions.json", "sw.js", "index.html.gz", "index.html.br"]) {
     assert.ok(listing.includes(file), `${file} missing from ${listing}`);
   }
   assert.ok(listing.some((f) => f.endsWith("_bg.wasm.br")), "the module has no .br copy");
@@ -822,9 +822,25 @@ test("quire site publishes a folder as a static site that opens its index from a
   const page = await browser.context.newPage();
   const errors = watchErrors(page);
   const elsewhere = [];
-  page.on("request", (request) => { if (!request.url().startsWith(siteUrl)) elsewhere.push(request.url()); });
+  const fetched = [];
+  page.on("request", (request) => {
+    if (!request.url().startsWith(siteUrl)) elsewhere.push(request.url());
+    else fetched.push(request.url().slice(siteUrl.length));
+  });
   try {
+    // The first answer comes by words from the index's fragments: its lexicon, its terms' buckets and its
+    // results' text runs; the whole index downloads only after it, for the engine with the model.
     await page.goto(siteUrl);
+    await page.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
+    const byWords = await search(page, "Which types are not Send?");
+    assert.match(byWords[0].label, /Send and Sync/, JSON.stringify(byWords));
+    assert.match(await page.textContent("#by-words"), /^Found by their words \(BM25\) while the embedding model loads/);
+    assert.ok(fetched.includes("corpus/fragments/lexicon.bin"), fetched.join(" "));
+    assert.ok(fetched.some((f) => /^corpus\/fragments\/terms\/[0-9a-f]{3}\.bin$/.test(f)), fetched.join(" "));
+    assert.ok(fetched.some((f) => /^corpus\/fragments\/texts\/\d+\.bin$/.test(f)), fetched.join(" "));
+    const whole = fetched.indexOf("corpus/index.quire");
+    const fragments = fetched.findLastIndex((f) => f.startsWith("corpus/fragments/"));
+    assert.ok(whole === -1 || whole > fragments, `the whole index waits for the first answer: ${fetched.join(" ")}`);
     await waitReady(page);
     assert.equal(await page.textContent("h1"), "Unsafe Rust notes");
     assert.equal(await page.title(), "Unsafe Rust notes · Quire");
@@ -865,7 +881,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     await rm(work, { recursive: true, force: true });
   }
   assert.match(printed, /a first visit downloads [\d.]+ MB \([\d.]+ MB where the server sends the \.gz copies/);
-  // The page's module and the corpus: a few megabytes, not the engine's module and the model (over 25 MB).
+  // The page's module and the index's lexicon: a few megabytes, not the engine's module and the model (over 25 MB).
   const first = Number(/the first answer, by words, comes after ([\d.]+) MB of it/.exec(printed)?.[1]);
   assert.ok(first > 0.5 && first < 5, printed);
 });

@@ -7,12 +7,14 @@ use std::collections::HashSet;
 
 use crate::app::browser;
 use crate::app::protocol::{Answer, AssistTurn, ResultRow};
-use crate::corpus::DocId;
+use crate::corpus::{ChunkId, DocId};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
+use crate::retrieve::by_words;
 use crate::retrieve::fusion::describe_ranks;
+use crate::retrieve::trace::graph::TraceGraph;
 use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
-use crate::store::{DocumentOutline, IndexedCorpus};
+use crate::store::{ChunkView, DocumentOutline, IndexedCorpus};
 
 use super::with_searchable_index;
 
@@ -44,7 +46,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
 pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
     with_searchable_index(|_, index, waiting| {
-        let (hits, trace) = Method::Single(Retriever::Bm25).grouped(index, Query::new(text, &[]), k);
+        let (hits, trace) = by_words::grouped(index, text, k);
         Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
 }
@@ -72,7 +74,11 @@ fn found_by_words(
         .enumerate()
         .filter(|(_, hit)| waiting.contains(&document(hit.chunk)) && shown.insert(document(hit.chunk)))
         .take(k)
-        .map(|(rank, hit)| result_row(index, hit, format!("bm25 #{}", rank + 1), Vec::new(), Vec::new()))
+        .filter_map(|(rank, hit)| {
+            let (view, source) = whole(index);
+            let shown = Shown { view: &view, source: &source };
+            result_row(&shown, hit, format!("bm25 #{}", rank + 1), Vec::new(), Vec::new())
+        })
         .collect()
 }
 
@@ -84,6 +90,13 @@ pub(super) fn outline(source: &str, vector: Option<Vec<f32>>) -> Result<Document
     })
 }
 
+/// What an answer shows of an index: a chunk as a result shows it (`None` where it is not known), and a
+/// document's source.
+pub(super) struct Shown<'a> {
+    pub view: &'a dyn Fn(ChunkId) -> Option<ChunkView>,
+    pub source: &'a dyn Fn(DocId) -> String,
+}
+
 fn answer(
     index: &IndexedCorpus,
     hits: &[DocumentHit],
@@ -91,18 +104,37 @@ fn answer(
     started: f64,
     documents_waiting: Option<usize>,
 ) -> Answer {
+    let (view, source) = whole(index);
+    let graph = trace.graph(index.corpus());
+    answer_shown(Shown { view: &view, source: &source }, hits, trace, graph, started, documents_waiting)
+}
+
+/// What an answer shows of a whole index.
+fn whole(index: &IndexedCorpus) -> (impl Fn(ChunkId) -> Option<ChunkView> + '_, impl Fn(DocId) -> String + '_) {
+    (
+        move |chunk| Some(index.chunk_view(chunk)),
+        move |document: DocId| index.corpus().documents[document as usize].source.clone(),
+    )
+}
+
+pub(super) fn answer_shown(
+    shown: Shown<'_>,
+    hits: &[DocumentHit],
+    trace: Trace,
+    graph: TraceGraph,
+    started: f64,
+    documents_waiting: Option<usize>,
+) -> Answer {
     let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
-        result_row(index, hit, input_ranks(&trace, hit.chunk), more, also_in)
+        result_row(&shown, hit, input_ranks(&trace, hit.chunk), more, also_in)
     };
-    let source = |&document: &u32| index.corpus().documents[document as usize].source.clone();
     let rows = hits
         .iter()
-        .map(|hit| {
-            let more = hit.more.iter().map(|c| row(c, Vec::new(), Vec::new())).collect();
-            row(&hit.best, more, hit.also_in.iter().map(source).collect())
+        .filter_map(|hit| {
+            let more = hit.more.iter().filter_map(|c| row(c, Vec::new(), Vec::new())).collect();
+            row(&hit.best, more, hit.also_in.iter().map(|&d| (shown.source)(d)).collect())
         })
         .collect();
-    let graph = trace.graph(index.corpus());
     Answer {
         rows,
         trace,
@@ -115,14 +147,14 @@ fn answer(
 }
 
 fn result_row(
-    index: &IndexedCorpus,
+    shown: &Shown<'_>,
     hit: &ScoredChunk,
     ranks: String,
     more: Vec<ResultRow>,
     also_in: Vec<String>,
-) -> ResultRow {
-    let view = index.chunk_view(hit.chunk);
-    ResultRow {
+) -> Option<ResultRow> {
+    let view = (shown.view)(hit.chunk)?;
+    Some(ResultRow {
         label: view.label,
         source: view.source,
         chunk: hit.chunk,
@@ -131,7 +163,7 @@ fn result_row(
         text: view.text,
         more,
         also_in,
-    }
+    })
 }
 
 pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {

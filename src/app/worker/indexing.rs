@@ -52,6 +52,7 @@ pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> R
     with_engine(|engine| {
         let shown = state(&index);
         engine.index = Some(Rc::new(index));
+        engine.fragments = None;
         Ok(shown)
     })?
 }

@@ -10,6 +10,7 @@
 
 mod answers;
 mod evaluation;
+mod fragments;
 mod indexing;
 #[cfg(feature = "bench")]
 mod measuring;
@@ -41,6 +42,8 @@ struct Engine {
     /// Never exported or saved.
     preview: Option<Preview>,
     pool: Option<Pool>,
+    /// The index by its fragments on the site, for the engine by words (`fragments`); `index` is `None` then.
+    fragments: Option<fragments::Fragments>,
     /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
     /// the same dataset (other methods, other cut-offs) embeds nothing.
     evaluated: Option<(blake3::Hash, IndexedCorpus)>,
@@ -89,7 +92,7 @@ pub fn serve() {
 /// Starts the engine that answers by words: the page's own module, which carries no embedder and no
 /// parsers, serves it until the full engine has loaded (`app::engine`).
 pub fn serve_by_words() {
-    start(|request| Box::pin(std::future::ready(requests::handle_by_words(request))));
+    start(|request| Box::pin(requests::handle_by_words(request)));
 }
 
 type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<Reply, String>>>>;
@@ -100,7 +103,7 @@ fn start(handle: Handler) {
         // The page shows the message beside the file it blames; the location stays in the console.
         post(&FromEngine::Crashed(info.payload_as_str().unwrap_or("a panic").to_string()));
     }));
-    let engine = Engine { index: None, preview: None, pool: None, evaluated: None };
+    let engine = Engine { index: None, preview: None, fragments: None, pool: None, evaluated: None };
     ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
     listen(handle);
     post(&FromEngine::Started(Ok(())));
@@ -127,8 +130,16 @@ fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, String> {
 fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -> Result<T, String> {
     with_engine(|engine| match &engine.index {
         Some(index) => f(engine, index),
-        None => Err("no documents are indexed yet".to_string()),
+        None => Err(no_index(engine)),
     })?
+}
+
+fn no_index(engine: &Engine) -> String {
+    match engine.fragments {
+        Some(_) => "this is answered once the whole index has loaded; until then questions are answered by words",
+        None => "no documents are indexed yet",
+    }
+    .to_string()
 }
 
 /// Questions are answered from the index being built while an update embeds (with its documents that
@@ -139,6 +150,6 @@ fn with_searchable_index<T>(
     with_engine(|engine| match (&engine.preview, &engine.index) {
         (Some(preview), _) => f(engine, &preview.index, Some(&preview.waiting)),
         (None, Some(index)) => f(engine, index, None),
-        (None, None) => Err("no documents are indexed yet".to_string()),
+        (None, None) => Err(no_index(engine)),
     })?
 }

@@ -6,7 +6,7 @@
 use crate::embed::TextEmbedder;
 use crate::graph::overview::Overview;
 
-use super::{answers, evaluation, indexing, model, with_index};
+use super::{answers, evaluation, fragments, indexing, model, with_index};
 use crate::app::protocol::{Reply, Request};
 
 /// What the engine by words says of a request only the full engine serves.
@@ -28,10 +28,16 @@ fn shared(request: Request) -> Shared {
     })
 }
 
-pub(super) fn handle_by_words(request: Request) -> Result<Reply, String> {
+pub(super) async fn handle_by_words(request: Request) -> Result<Reply, String> {
     match shared(request) {
         Shared::Served(reply) => reply,
         Shared::Not(Request::Open { name, bytes }) => indexing::open(&name, &bytes, None).map(Reply::Opened),
+        Shared::Not(Request::OpenFragments { name, folder }) => {
+            fragments::open(&name, &folder).await.map(Reply::Opened)
+        }
+        Shared::Not(Request::Query { text, k, .. }) if fragments::opened() => {
+            fragments::query(&text, k).await.map(Reply::Answer)
+        }
         Shared::Not(Request::Query { text, k, .. }) => answers::query_by_words(&text, k).map(Reply::Answer),
         Shared::Not(Request::Outline { source, .. }) => answers::outline(&source, None).map(Reply::Outline),
         Shared::Not(_) => Err(NEEDS_THE_MODEL.to_string()),
@@ -61,6 +67,7 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             model::ready().await?;
             Box::pin(handle(request)).await
         }
+        Request::OpenFragments { .. } => Err("the full engine opens a whole index, not its fragments".into()),
         Request::Update { files, removed } => {
             answers::forget_assisted();
             indexing::update(files, removed).await

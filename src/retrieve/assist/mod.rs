@@ -162,12 +162,12 @@ impl AssistedRetrieval {
     fn finish(&self, index: &IndexedCorpus, outcome: Outcome) -> Turn {
         let Question { base, k, .. } = &self.question;
         let (lane, replacement) = match outcome {
-            Outcome::Chunks(chunks) => (Some(crate::retrieve::execute::fold_copies(index, chunks)), None),
+            Outcome::Chunks(chunks) => (Some(crate::retrieve::execute::fold_copies(index.copies(), chunks)), None),
             Outcome::Replace(retriever, retrieval) => (None, Some((retriever, retrieval))),
         };
         let (base_chunks, mut trace) = base.trace_replacing(index, self.question.query(), *k, *k, replacement);
         let chunks: Vec<ScoredChunk> = lane.clone().unwrap_or(base_chunks).into_iter().take(*k).collect();
-        let corpus = &index.corpus();
+        let label = |chunk| index.corpus().chunk_label(chunk);
         trace.method = format!("{}, LLM-assisted: {}", base.name(), self.assist.name());
         trace.retrievers.insert(
             0,
@@ -175,10 +175,10 @@ impl AssistedRetrieval {
                 retriever: format!("LLM: {}", self.assist.name()),
                 weight: 1.0,
                 steps: self.steps.clone(),
-                chunks: TracedChunk::list(corpus, lane.as_deref().unwrap_or(&chunks), *k),
+                chunks: TracedChunk::list(&label, lane.as_deref().unwrap_or(&chunks), *k),
             },
         );
-        trace.results = TracedChunk::list(corpus, &chunks, *k);
+        trace.results = TracedChunk::list(&label, &chunks, *k);
         Turn::Done(chunks, trace)
     }
 }

@@ -193,6 +193,12 @@ impl FusionModel {
         MODEL.get_or_init(|| Arc::new(Self::from_bytes(SHIPPED).expect("the shipped fusion model loads"))).clone()
     }
 
+    /// The shipped model's retrievers, read from its metadata alone: what the page asks of a method without
+    /// loading the network (its module links no tensor library).
+    pub fn shipped_retrievers() -> Vec<Retriever> {
+        Self::metadata(SHIPPED).map(|(retrievers, _)| retrievers).expect("the shipped fusion model loads")
+    }
+
     /// The retrievers whose standardised scores are the network's inputs, in column order.
     pub fn retrievers(&self) -> &[Retriever] {
         &self.retrievers
@@ -245,8 +251,8 @@ impl FusionModel {
         safetensors::serialize(self.weights.iter(), Some(metadata)).expect("f32 tensors always serialise")
     }
 
-    /// A model from a file [`Self::to_bytes`] wrote; anything else is an error saying what is wrong.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, FusionModelError> {
+    /// A model file's retrievers and the rest of its metadata, checked to be this format's.
+    fn metadata(bytes: &[u8]) -> Result<(Vec<Retriever>, BTreeMap<String, String>), FusionModelError> {
         let format = |e: &dyn std::fmt::Display| FusionModelError::Format(e.to_string());
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format(&e))?;
         let mut about: BTreeMap<String, String> = header.metadata().clone().unwrap_or_default().into_iter().collect();
@@ -258,6 +264,13 @@ impl FusionModel {
             .split(',')
             .map(|name| Retriever::parse(name).ok_or_else(|| format(&format!("unknown retriever `{name}`"))))
             .collect::<Result<Vec<_>, _>>()?;
+        Ok((retrievers, about))
+    }
+
+    /// A model from a file [`Self::to_bytes`] wrote; anything else is an error saying what is wrong.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, FusionModelError> {
+        let format = |e: &dyn std::fmt::Display| FusionModelError::Format(e.to_string());
+        let (retrievers, mut about) = Self::metadata(bytes)?;
         let mut number = |key: &str| -> Result<f64, FusionModelError> {
             let value = about.remove(key).unwrap_or_default();
             value.parse().map_err(|_| format(&format!("`{key}` is `{value}`, not a number")))

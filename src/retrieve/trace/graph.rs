@@ -127,6 +127,12 @@ impl Trace {
     /// at the first step that names it; a result chunk hangs off the lane's nodes that hold it (its page, its
     /// section), or off the question when none does.
     pub fn graph(&self, corpus: &Corpus) -> TraceGraph {
+        self.graph_holding(&|kind, id, chunk| holds(corpus, kind, id, chunk))
+    }
+
+    /// As [`Trace::graph`], with `holds` saying whether a node of a step holds a chunk: for a trace of
+    /// retrievers that record no steps (BM25 over an index's fragments), nothing is ever asked.
+    pub fn graph_holding(&self, holds: &dyn Fn(NodeKind, u32, u32) -> bool) -> TraceGraph {
         let mut graph =
             TraceGraph { lanes: self.retrievers.iter().map(|r| r.retriever.clone()).collect(), ..Default::default() };
         let question = graph.add_node(None, 0, &self.query, 0.0, Stage::Query, None);
@@ -179,8 +185,7 @@ impl Trace {
                     Some(lane),
                 );
                 let mut held = false;
-                for &(kind, _, holder) in holders.iter().filter(|&&(kind, id, _)| holds(corpus, kind, id, chunk.chunk))
-                {
+                for &(kind, _, holder) in holders.iter().filter(|&&(kind, id, _)| holds(kind, id, chunk.chunk)) {
                     let relation = if kind == NodeKind::Chunk { "is" } else { "has_chunk" };
                     graph.add_edge(holder, node, EdgeRole::Structural, relation, Stage::Results);
                     held = true;

@@ -95,17 +95,13 @@ pub struct TracedChunk {
 }
 
 impl TracedChunk {
-    pub fn list(corpus: &Corpus, chunks: &[ScoredChunk], k: usize) -> Vec<TracedChunk> {
+    /// The first `k` of `chunks`, each named by `label`.
+    pub fn list(label: &dyn Fn(u32) -> String, chunks: &[ScoredChunk], k: usize) -> Vec<TracedChunk> {
         chunks
             .iter()
             .take(k)
             .enumerate()
-            .map(|(i, hit)| TracedChunk {
-                chunk: hit.chunk,
-                label: corpus.chunk_label(hit.chunk),
-                score: hit.score,
-                rank: i + 1,
-            })
+            .map(|(i, hit)| TracedChunk { chunk: hit.chunk, label: label(hit.chunk), score: hit.score, rank: i + 1 })
             .collect()
     }
 }

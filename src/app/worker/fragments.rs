@@ -1,0 +1,86 @@
+//! The engine by words over an index split into fragments on its site (`store::fragments`): it fetches the
+//! lexicon when it opens the index, then for each question the buckets of its terms and the text runs of
+//! its results, all of a step at once, and keeps what it fetched for the next questions. The full engine,
+//! which replaces it, opens the whole snapshot.
+
+use futures_util::future::join_all;
+
+use crate::app::browser;
+use crate::app::protocol::{Answer, IndexState};
+use crate::retrieve::by_words;
+use crate::store::fragments::{Fragment, FragmentedIndex, LEXICON};
+
+use super::answers::{Shown, answer_shown};
+use super::with_engine;
+
+/// An index known by its fragments, and the folder they lie in.
+pub(super) struct Fragments {
+    index: FragmentedIndex,
+    folder: String,
+}
+
+/// Replaces the index with the one whose fragments lie in `folder`; `name` says which in an error.
+pub(super) async fn open(name: &str, folder: &str) -> Result<IndexState, String> {
+    let lexicon = browser::fetch_bytes(&format!("{folder}/{LEXICON}")).await?;
+    let index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {folder}/{LEXICON}: {e}"))?;
+    let state = IndexState {
+        summary: index.summary().clone(),
+        documents: index.documents().to_vec(),
+        engine_memory_bytes: browser::wasm_memory_bytes(),
+    };
+    with_engine(|engine| {
+        engine.index = None;
+        engine.preview = None;
+        engine.fragments = Some(Fragments { index, folder: folder.to_string() });
+    })?;
+    Ok(state)
+}
+
+/// Whether the engine holds an index by its fragments.
+pub(super) fn opened() -> bool {
+    with_engine(|engine| engine.fragments.is_some()).unwrap_or(false)
+}
+
+/// The `k` best documents for `text` by BM25, as the whole index ranks them.
+pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
+    let started = browser::now_ms();
+    fetch_missing(|index| index.missing_for_query(text)).await?;
+    let ranked = with_fragments(|index| Ok(by_words::rank(index, text, k)))?
+        .ok_or("the question's words could not be looked up: their fragments were replaced meanwhile")?;
+    let shown = ranked.shown_chunks();
+    fetch_missing(|index| index.missing_for_chunks(shown.iter().copied())).await?;
+    with_fragments(|index| {
+        let (hits, trace) = ranked.finish(index).ok_or("the results' texts were replaced meanwhile: ask again")?;
+        // BM25 records no steps, so no node of the trace is asked what it holds.
+        let graph = trace.graph_holding(&|_, _, _| false);
+        let view = |chunk| index.chunk_view(chunk);
+        let source = |document| index.source(document);
+        let shown = Shown { view: &view, source: &source };
+        Ok(Answer { model_loading: true, ..answer_shown(shown, &hits, trace, graph, started, None) })
+    })
+}
+
+fn with_fragments<T>(f: impl FnOnce(&FragmentedIndex) -> Result<T, String>) -> Result<T, String> {
+    with_engine(|engine| match &engine.fragments {
+        Some(fragments) => f(&fragments.index),
+        None => Err("no index is opened by its fragments".to_string()),
+    })?
+}
+
+/// Fetches, all at once, the fragments `missing` names of the index held, and takes them in.
+async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) -> Result<(), String> {
+    let (wanted, folder) = with_engine(|engine| {
+        engine.fragments.as_ref().map(|fragments| (missing(&fragments.index), fragments.folder.clone()))
+    })?
+    .ok_or("no index is opened by its fragments")?;
+    let urls: Vec<String> = wanted.iter().map(|fragment| format!("{folder}/{}", fragment.path())).collect();
+    let fetched = join_all(urls.iter().map(|url| browser::fetch_bytes(url))).await;
+    for ((fragment, url), bytes) in wanted.into_iter().zip(&urls).zip(fetched) {
+        let bytes = bytes?;
+        with_engine(|engine| match &mut engine.fragments {
+            Some(fragments) => fragments.index.add(fragment, &bytes).map_err(|e| format!("{url}: {e}")),
+            None => Err("the index was replaced meanwhile".to_string()),
+        })??;
+    }
+    Ok(())
+}

@@ -1,0 +1,389 @@
+//! An index split for a static host, as Pagefind splits a site's search: what answering by words reads, in
+//! files a visitor fetches only as questions need them. The *lexicon* is whole: the corpus's summary, the
+//! document table, each document's first chunk, the copied passages and the length of every text BM25
+//! indexed. BM25's postings lie in *term buckets*, by a hash of the term; the chunks' texts and labels lie in
+//! *text runs* of about 4 kB ([`Sizes`]), in document order. A question fetches the lexicon once, then the
+//! buckets its terms hash to and the runs its results lie in: kilobytes, where the whole index is megabytes.
+//!
+//! Every file is `MAGIC` | format version (u32 LE) | the id of the index it was split from (16 bytes: the
+//! blake3 of its snapshot) | blake3 of the payload (32 bytes) | payload (postcard), and names its own part:
+//! a file a cache kept from an earlier site, another index's file, or a damaged one is refused, never mixed
+//! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
+//! the fragments is the whole index's to the bit (`retrieve::by_words` tests it).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ChunkView, CorpusSummary, IndexedCorpus};
+use crate::corpus::copies::Copies;
+use crate::corpus::{ChunkId, DocId};
+use crate::index::bm25::{Bm25Params, Posting, TextLengths, query_terms};
+
+/// The lexicon's file name, inside the folder of the fragments.
+pub const LEXICON: &str = "lexicon.bin";
+const MAGIC: &[u8; 8] = b"QUIREFRG";
+const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 16 + 32;
+const MAX_BUCKETS: usize = 4096;
+
+/// How large the parts are, about, before compression.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    pub bucket_bytes: usize,
+    pub text_run_bytes: usize,
+}
+
+impl Default for Sizes {
+    /// A question of five terms fetches five buckets of about 8 kB; ten results fetch at most ten runs of
+    /// about 4 kB, and fewer when a document's chunks lie together (docs/BENCHMARKS.md measures them).
+    fn default() -> Self {
+        Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024 }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FragmentError {
+    #[error("not a fragment of a Quire index")]
+    NotAFragment,
+    #[error("fragment format version {found} is not supported by this build (it reads version {FORMAT_VERSION})")]
+    UnsupportedVersion { found: u32 },
+    #[error("the fragment belongs to another index (a copy kept from an earlier version of the site?)")]
+    OtherIndex,
+    #[error("the fragment is corrupt: its checksum does not match its contents")]
+    ChecksumMismatch,
+    #[error("the fragment could not be decoded: {0}")]
+    Decode(String),
+    #[error("the fragment is inconsistent: {0}")]
+    Inconsistent(String),
+    #[error("the fragments could not be encoded: {0}")]
+    Encode(String),
+}
+
+/// A file of the fragments besides the lexicon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fragment {
+    Terms(u32),
+    Texts(u32),
+}
+
+impl Fragment {
+    /// Its path inside the folder of the fragments.
+    pub fn path(self) -> String {
+        match self {
+            Fragment::Terms(bucket) => format!("terms/{bucket:03x}.bin"),
+            Fragment::Texts(run) => format!("texts/{run}.bin"),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Lexicon {
+    summary: CorpusSummary,
+    /// Every document as (source, title), in index order.
+    documents: Vec<(String, String)>,
+    /// Each document's first chunk: a document's chunks are contiguous and in document order.
+    first_chunks: Vec<ChunkId>,
+    /// Each original passage with its copies (`corpus::copies`).
+    copies: Vec<(ChunkId, Vec<ChunkId>)>,
+    params: Bm25Params,
+    text_lengths: Vec<u32>,
+    average_length: f32,
+    buckets: u32,
+    /// Each text run's first chunk.
+    text_runs: Vec<ChunkId>,
+}
+
+/// One bucket's terms, each with its postings as gaps between texts and term frequencies.
+#[derive(Serialize, Deserialize)]
+struct TermBucket {
+    bucket: u32,
+    terms: Vec<(String, Vec<(u32, u32)>)>,
+}
+
+/// What a result shows of a chunk, less its document's source and title (the lexicon's).
+#[derive(Clone, Serialize, Deserialize)]
+struct StoredView {
+    label: String,
+    chars: (usize, usize),
+    page: Option<u32>,
+    text: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TextRun {
+    run: u32,
+    views: Vec<StoredView>,
+}
+
+/// The lexicon, each term bucket and each text run of `index`, by path inside their folder. `snapshot` is
+/// the index's snapshot, whose hash ties every file to it.
+pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec<(String, Vec<u8>)>, FragmentError> {
+    let id = index_id(snapshot);
+    let corpus = index.corpus();
+    let bm25 = index.bm25();
+    let chunks = corpus.chunks.len();
+    let postings_bytes: usize = bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len()).sum();
+    let buckets = postings_bytes.div_ceil(sizes.bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
+    let mut by_bucket: Vec<TermBucket> = (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new() }).collect();
+    for (term, postings) in bm25.postings_by_term() {
+        by_bucket[bucket_of(term, buckets) as usize].terms.push((term.to_string(), gaps(postings)));
+    }
+    let views: Vec<StoredView> = (0..chunks as ChunkId).map(|chunk| stored_view(index.chunk_view(chunk))).collect();
+    let mut text_runs: Vec<ChunkId> = Vec::new();
+    let mut run_bytes = sizes.text_run_bytes;
+    for (chunk, view) in views.iter().enumerate() {
+        if run_bytes >= sizes.text_run_bytes {
+            text_runs.push(chunk as ChunkId);
+            run_bytes = 0;
+        }
+        run_bytes += view.text.len() + view.label.len();
+    }
+    let lexicon = Lexicon {
+        summary: index.summary(),
+        documents: corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        first_chunks: (0..corpus.documents.len() as DocId).map(|d| corpus.document_chunks(d).start).collect(),
+        copies: index.copies().originals().map(|(original, copies)| (original, copies.to_vec())).collect(),
+        params: bm25.params(),
+        text_lengths: bm25.lengths().of_text.to_vec(),
+        average_length: bm25.lengths().average,
+        buckets,
+        text_runs: text_runs.clone(),
+    };
+    let mut files = vec![(LEXICON.to_string(), encode(&id, &lexicon)?)];
+    for bucket in by_bucket {
+        files.push((Fragment::Terms(bucket.bucket).path(), encode(&id, &bucket)?));
+    }
+    for (run, &first) in text_runs.iter().enumerate() {
+        let end = text_runs.get(run + 1).map_or(chunks, |&next| next as usize);
+        let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
+        files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
+    }
+    Ok(files)
+}
+
+fn index_id(snapshot: &[u8]) -> [u8; 16] {
+    let hash = blake3::hash(snapshot);
+    hash.as_bytes()[..16].try_into().expect("a blake3 hash has 32 bytes")
+}
+
+/// The bucket of `term`: a hash stable across builds and platforms (blake3), not the standard library's.
+fn bucket_of(term: &str, buckets: u32) -> u32 {
+    let hash = blake3::hash(term.as_bytes());
+    let first: [u8; 8] = hash.as_bytes()[..8].try_into().expect("a blake3 hash has 32 bytes");
+    (u64::from_le_bytes(first) % u64::from(buckets)) as u32
+}
+
+/// Postings as (gap from the previous text, term frequency): small numbers, which postcard writes in a byte.
+fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
+    let mut previous = 0;
+    postings
+        .iter()
+        .map(|posting| {
+            let gap = posting.doc - previous;
+            previous = posting.doc;
+            (gap, posting.tf)
+        })
+        .collect()
+}
+
+fn stored_view(view: ChunkView) -> StoredView {
+    StoredView { label: view.label, chars: view.chars, page: view.page, text: view.text }
+}
+
+fn encode<T: Serialize>(id: &[u8; 16], body: &T) -> Result<Vec<u8>, FragmentError> {
+    let payload = postcard::to_allocvec(body).map_err(|e| FragmentError::Encode(e.to_string()))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(id);
+    out.extend_from_slice(blake3::hash(&payload).as_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// The payload of a fragment of the index `id` (any index when `None`), and the id.
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], id: Option<&[u8; 16]>) -> Result<(T, [u8; 16]), FragmentError> {
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Err(FragmentError::NotAFragment);
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
+    if version != FORMAT_VERSION {
+        return Err(FragmentError::UnsupportedVersion { found: version });
+    }
+    let found: [u8; 16] = bytes[12..28].try_into().expect("sixteen bytes");
+    if id.is_some_and(|id| *id != found) {
+        return Err(FragmentError::OtherIndex);
+    }
+    let payload = &bytes[HEADER_LEN..];
+    if blake3::hash(payload).as_bytes() != &bytes[28..60] {
+        return Err(FragmentError::ChecksumMismatch);
+    }
+    let body = postcard::from_bytes(payload).map_err(|e| FragmentError::Decode(e.to_string()))?;
+    Ok((body, found))
+}
+
+/// An index known by its fragments: the lexicon, and the buckets and runs fetched so far.
+pub struct FragmentedIndex {
+    id: [u8; 16],
+    lexicon: Lexicon,
+    copies: Copies,
+    postings: HashMap<u32, HashMap<String, Vec<Posting>>>,
+    views: HashMap<u32, Vec<StoredView>>,
+}
+
+impl FragmentedIndex {
+    /// The index whose lexicon is `bytes`, every part of it checked against the others.
+    pub fn open(bytes: &[u8]) -> Result<Self, FragmentError> {
+        let (lexicon, id): (Lexicon, _) = decode(bytes, None)?;
+        let copies = check(&lexicon).map_err(FragmentError::Inconsistent)?;
+        Ok(Self { id, lexicon, copies, postings: HashMap::new(), views: HashMap::new() })
+    }
+
+    pub fn summary(&self) -> &CorpusSummary {
+        &self.lexicon.summary
+    }
+
+    /// Every document as (source, title), in index order.
+    pub fn documents(&self) -> &[(String, String)] {
+        &self.lexicon.documents
+    }
+
+    pub fn copies(&self) -> &Copies {
+        &self.copies
+    }
+
+    /// The buckets `query`'s terms lie in that are not fetched yet.
+    pub fn missing_for_query(&self, query: &str) -> Vec<Fragment> {
+        let mut buckets: Vec<u32> = query_terms(query).iter().map(|t| bucket_of(t, self.lexicon.buckets)).collect();
+        buckets.sort_unstable();
+        buckets.dedup();
+        buckets.into_iter().filter(|b| !self.postings.contains_key(b)).map(Fragment::Terms).collect()
+    }
+
+    /// The text runs `chunks` lie in that are not fetched yet.
+    pub fn missing_for_chunks(&self, chunks: impl IntoIterator<Item = ChunkId>) -> Vec<Fragment> {
+        let mut runs: Vec<u32> = chunks.into_iter().filter_map(|chunk| self.run_of(chunk)).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        runs.into_iter().filter(|run| !self.views.contains_key(run)).map(Fragment::Texts).collect()
+    }
+
+    fn run_of(&self, chunk: ChunkId) -> Option<u32> {
+        let runs = &self.lexicon.text_runs;
+        ((chunk as usize) < self.lexicon.text_lengths.len())
+            .then(|| runs.partition_point(|&first| first <= chunk) as u32 - 1)
+    }
+
+    /// Takes in `fragment`'s file, checked to be that part of this index.
+    pub fn add(&mut self, fragment: Fragment, bytes: &[u8]) -> Result<(), FragmentError> {
+        let chunks = self.lexicon.text_lengths.len();
+        let misplaced =
+            |what: &str| FragmentError::Inconsistent(format!("{what} where {} was expected", fragment.path()));
+        match fragment {
+            Fragment::Terms(expected) => {
+                let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
+                if bucket.bucket != expected {
+                    return Err(misplaced(&format!("bucket {}", bucket.bucket)));
+                }
+                let mut terms = HashMap::new();
+                for (term, gaps) in bucket.terms {
+                    let postings = postings(gaps, chunks).ok_or_else(|| {
+                        FragmentError::Inconsistent(format!("postings of `{term}` beyond the chunks"))
+                    })?;
+                    terms.insert(term, postings);
+                }
+                self.postings.insert(expected, terms);
+            }
+            Fragment::Texts(expected) => {
+                let (run, _): (TextRun, _) = decode(bytes, Some(&self.id))?;
+                let runs = &self.lexicon.text_runs;
+                let first = runs.get(expected as usize).ok_or_else(|| misplaced("a run beyond the lexicon's"))?;
+                let end = runs.get(expected as usize + 1).map_or(chunks, |&next| next as usize);
+                if run.run != expected || run.views.len() != end - *first as usize {
+                    return Err(misplaced(&format!("run {} of {} chunks", run.run, run.views.len())));
+                }
+                self.views.insert(expected, run.views);
+            }
+        }
+        Ok(())
+    }
+
+    /// BM25's score of every chunk holding a term of `query`, as the whole index scores them; `None` until
+    /// every bucket [`Self::missing_for_query`] names is fetched.
+    pub fn bm25_scores(&self, query: &str) -> Option<HashMap<u32, f32>> {
+        let mut terms = Vec::new();
+        for term in query_terms(query) {
+            let bucket = self.postings.get(&bucket_of(&term, self.lexicon.buckets))?;
+            terms.extend(bucket.get(&term).map(Vec::as_slice));
+        }
+        let lengths = TextLengths { of_text: &self.lexicon.text_lengths, average: self.lexicon.average_length };
+        Some(lengths.scores(self.lexicon.params, terms))
+    }
+
+    /// The document `chunk` belongs to.
+    pub fn document_of(&self, chunk: ChunkId) -> DocId {
+        (self.lexicon.first_chunks.partition_point(|&first| first <= chunk) as DocId).saturating_sub(1)
+    }
+
+    /// The source of `document`.
+    pub fn source(&self, document: DocId) -> String {
+        self.lexicon.documents.get(document as usize).map(|(source, _)| source.clone()).unwrap_or_default()
+    }
+
+    /// `chunk` as a result shows it; `None` until its text run is fetched.
+    pub fn chunk_view(&self, chunk: ChunkId) -> Option<ChunkView> {
+        let run = self.run_of(chunk)?;
+        let stored = self.views.get(&run)?.get((chunk - self.lexicon.text_runs[run as usize]) as usize)?;
+        let (source, title) = self.lexicon.documents.get(self.document_of(chunk) as usize)?.clone();
+        let StoredView { label, chars, page, text } = stored.clone();
+        Some(ChunkView { chunk, label, source, title, chars, page, text })
+    }
+}
+
+/// The copies the lexicon lists, once its parts are found to agree.
+fn check(lexicon: &Lexicon) -> Result<Copies, String> {
+    let chunks = lexicon.text_lengths.len();
+    let summary = &lexicon.summary;
+    if summary.chunks != chunks || summary.documents != lexicon.documents.len() {
+        return Err(format!(
+            "its summary counts {} documents and {} chunks where it lists {} and {}",
+            summary.documents,
+            summary.chunks,
+            lexicon.documents.len(),
+            chunks
+        ));
+    }
+    // A document without chunks starts where the next one does.
+    let documents = &lexicon.first_chunks;
+    if documents.len() != lexicon.documents.len()
+        || documents.first().is_some_and(|&first| first != 0)
+        || documents.windows(2).any(|pair| pair[0] > pair[1])
+        || documents.last().is_some_and(|&last| last as usize > chunks)
+    {
+        return Err("its documents' first chunks are out of order".into());
+    }
+    let runs = &lexicon.text_runs;
+    if runs.len() > chunks
+        || (chunks > 0 && runs.first() != Some(&0))
+        || runs.windows(2).any(|pair| pair[0] >= pair[1])
+        || runs.last().is_some_and(|&last| last as usize >= chunks)
+    {
+        return Err("its text runs are out of order".into());
+    }
+    if lexicon.buckets == 0 || !(lexicon.average_length.is_finite() && lexicon.average_length >= 0.0) {
+        return Err("its BM25 statistics are impossible".into());
+    }
+    Copies::from_originals(chunks, lexicon.copies.iter().cloned()).ok_or_else(|| "its copied passages disagree".into())
+}
+
+/// Postings back from their gaps; `None` when one lies beyond `chunks`.
+fn postings(gaps: Vec<(u32, u32)>, chunks: usize) -> Option<Vec<Posting>> {
+    let mut doc = 0u32;
+    gaps.into_iter()
+        .map(|(gap, tf)| {
+            doc = doc.checked_add(gap)?;
+            ((doc as usize) < chunks).then_some(Posting { doc, tf })
+        })
+        .collect()
+}
