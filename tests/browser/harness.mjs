@@ -35,7 +35,10 @@ export async function serveDist(root = DIST, { mounts = {}, isolated = false, ho
     }
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  // Closing ends the connections still open too: a service worker the page registered goes on fetching the
+  // build after the page has closed, and waiting for it took minutes.
+  const close = () => new Promise((ok) => { server.close(ok); server.closeAllConnections(); });
+  return { url: `http://127.0.0.1:${server.address().port}/`, close };
 }
 
 /// `args` adds Chromium flags (a benchmark's `--js-flags=--expose-gc`).
