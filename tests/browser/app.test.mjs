@@ -816,6 +816,22 @@ test("quire site publishes a folder as a static site that opens its index from a
   }
   assert.ok(listing.some((f) => f.endsWith("_bg.wasm.br")), "the module has no .br copy");
   assert.ok(!listing.includes("snapshots/planets.quire"), "the demos are published too");
+  // A host that lost the whole snapshot: the page answers by words from the fragments and says why it cannot
+  // do more.
+  const lost = await serveDist(site, { missing: (path) => path.endsWith("/corpus/index.quire") });
+  const lostPage = await browser.context.newPage();
+  try {
+    await lostPage.goto(lost.url);
+    await lostPage.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
+    const found = await search(lostPage, "What is a zero-sized type?");
+    assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
+    await lostPage.waitForFunction(() => /^Answering by words only: .*corpus\/index\.quire: HTTP 404/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 60_000 });
+    assert.equal(await lostPage.getAttribute("#status", "data-state"), "answering-by-words");
+  } finally {
+    await lostPage.close();
+    await lost.close();
+  }
+
   // Served from a folder of the host, not its root, as a course page or an object store would.
   const served = await pythonServer(work);
   const siteUrl = `${served.url}site/`;
