@@ -37,13 +37,16 @@ fn radius(kind: OverviewKind) -> &'static str {
 #[component]
 pub fn CorpusGraph(
     summary: RwSignal<Option<CorpusSummary>>,
+    model_loaded: Signal<bool>,
     open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let drawn = RwSignal::new(None::<Result<Overview, String>>);
     let drawing = RwSignal::new(false);
-    // Every new index (a summary) is drawn again, while the panel is open.
+    // Every new index (a summary) is drawn again, while the panel is open; and once the model has loaded, for
+    // the engine by words cannot lay out an index it holds by its fragments (`store::fragments`).
     Effect::new(move || {
+        model_loaded.track();
         if summary.with(Option::is_none) || !open.get() {
             return;
         }

@@ -84,7 +84,7 @@ fn App() -> impl IntoView {
             <ask::AskPanel session=session search=search llm_settings=llm_settings api_key=api_key open_outline=open_outline />
             <settings::SettingsPanel settings=llm_settings api_key=api_key />
             <results::OutlineView outline=search.outline />
-            <corpus_graph::CorpusGraph summary=session.summary open_outline=open_outline />
+            <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model.get() == session::Model::Loaded) open_outline=open_outline />
             <evaluation::EvaluationView phase=session.phase recover=recover />
             <documents::Stats summary=session.summary engine_memory=session.engine_memory />
             {bench_report(session)}

@@ -857,7 +857,12 @@ test("quire site publishes a folder as a static site that opens its index from a
     const whole = fetched.indexOf("corpus/index.quire");
     const fragments = fetched.findLastIndex((f) => f.startsWith("corpus/fragments/"));
     assert.ok(whole === -1 || whole > fragments, `the whole index waits for the first answer: ${fetched.join(" ")}`);
+    // The corpus graph needs the whole index: it says so, and is drawn once the full engine has taken over.
+    await page.click("#corpus-graph summary");
+    await page.waitForFunction(() => /^(this is answered once the whole index has loaded|\d+ pages)/.test(document.querySelector("#corpus-graph-status")?.textContent ?? ""));
     await waitReady(page);
+    await page.waitForSelector("#corpus-graph-drawing .node", { timeout: 60_000 });
+    await page.click("#corpus-graph summary");
     assert.equal(await page.textContent("h1"), "Unsafe Rust notes");
     assert.equal(await page.title(), "Unsafe Rust notes · Quire");
     assert.match(await page.textContent("#stats-line"), /^4 documents/);
