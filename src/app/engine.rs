@@ -63,6 +63,9 @@ enum OpenedByWords {
 
 thread_local! {
     static OPENED_BY_WORDS: RefCell<Option<OpenedByWords>> = const { RefCell::new(None) };
+    /// Counts the indexes the engine by words opened: a bring-up or a first answer knows whether the index it
+    /// began with is still the one shown.
+    static OPENED_COUNT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// Whether the engine by words has answered a question since it opened an index by its fragments.
     static ANSWERED_BY_FRAGMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -75,27 +78,42 @@ pub fn awaits_first_answer_by_fragments() -> bool {
     by_fragments && !ANSWERED_BY_FRAGMENTS.get()
 }
 
+/// How many engines were started: a caller that waits before [`bring_up_full`] gives it the count from
+/// before, so that a restart meanwhile is noticed.
+pub use connections::starts;
+
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
 /// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
-/// meanwhile (the new one is full already); on a failure the full engine is ended.
-pub async fn bring_up_full() -> Result<bool, Failure> {
-    let starts = connections::starts();
+/// since `starts` (the new one is full already); on a failure the full engine is ended. An index the page
+/// opens in the engine by words meanwhile is opened in the full engine too, the last one last.
+pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
+    if connections::starts() != starts {
+        return Ok(false);
+    }
     let brought_up = async {
-        let (name, bytes) = match OPENED_BY_WORDS.take() {
-            Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
-            Some(OpenedByWords::Fragments { snapshot }) => {
-                let bytes = crate::app::browser::fetch_bytes(&snapshot).await?;
-                (snapshot, bytes)
+        let mut started = false;
+        loop {
+            let opened = OPENED_COUNT.get();
+            let (name, bytes) = match OPENED_BY_WORDS.take() {
+                Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
+                Some(OpenedByWords::Fragments { snapshot }) => {
+                    let bytes = crate::app::browser::fetch_bytes(&snapshot).await?;
+                    (snapshot, bytes)
+                }
+                None => return Err(Failure::Refused("the engine by words opened no index".into())),
+            };
+            if !started {
+                connections::start_full_behind().await?;
+                started = true;
             }
-            None => return Err(Failure::Refused("the engine by words opened no index".into())),
-        };
-        connections::start_full_behind().await?;
-        match connections::call(To::Next, Request::Open { name, bytes }).await? {
-            Reply::Opened(_) => {
-                connections::next_opened_the_index();
-                Ok(())
+            match connections::call(To::Next, Request::Open { name, bytes }).await? {
+                Reply::Opened(_) if OPENED_COUNT.get() == opened => {
+                    connections::next_opened_the_index();
+                    return Ok(());
+                }
+                Reply::Opened(_) => continue,
+                _ => return Err(Failure::Refused("the engine answered another request".into())),
             }
-            _ => Err(Failure::Refused("the engine answered another request".into())),
         }
     }
     .await;
@@ -130,6 +148,7 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     .await;
     if opened.is_ok() {
         OPENED_BY_WORDS.set(by_words);
+        OPENED_COUNT.set(OPENED_COUNT.get() + 1);
     }
     opened
 }
@@ -145,6 +164,7 @@ pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, 
     .await;
     if opened.is_ok() {
         OPENED_BY_WORDS.set(Some(OpenedByWords::Fragments { snapshot: snapshot.into() }));
+        OPENED_COUNT.set(OPENED_COUNT.get() + 1);
         ANSWERED_BY_FRAGMENTS.set(false);
     }
     opened
@@ -174,12 +194,14 @@ pub async fn add_node_vectors() -> Result<(IndexOutcome, Option<IndexState>), Fa
 pub use connections::cancel;
 
 pub async fn query(text: &str, method: MethodSpec, k: usize) -> Result<Answer, Failure> {
+    let opened = OPENED_COUNT.get();
     let answer = call_for(Request::Query { text: text.into(), method, k }, |reply| match reply {
         Reply::Answer(answer) => Some(answer),
         _ => None,
     })
     .await;
-    if answer.is_ok() {
+    // Only an answer from the index opened last counts: one from an index replaced meanwhile does not.
+    if answer.is_ok() && OPENED_COUNT.get() == opened {
         ANSWERED_BY_FRAGMENTS.set(true);
     }
     answer

@@ -182,12 +182,13 @@ impl IndexSession {
         if engine::current_kind() != Some(engine::Kind::ByWords) || self.summary.get_untracked().is_none() {
             return false;
         }
+        let starts = engine::starts();
         let mut waited = 0;
         while engine::awaits_first_answer_by_fragments() && waited < FIRST_QUESTION_GRACE_MS {
             gloo_timers::future::TimeoutFuture::new(100).await;
             waited += 100;
         }
-        match engine::bring_up_full().await {
+        match engine::bring_up_full(starts).await {
             Ok(_) => {}
             Err(crash @ Failure::Crashed { .. }) if engine::current_kind().is_none() => self.recover(crash).await,
             // Unless the page was told already (its model could not be loaded).
@@ -393,17 +394,22 @@ impl IndexSession {
         // searchable after its lexicon, not after its whole snapshot. A site kept offline has the snapshot
         // at hand (its service worker keeps it, not the fragments).
         let by_fragments = engine::current_kind() == Some(engine::Kind::ByWords) && !browser::kept_offline();
-        let (opened, questions, lesson) = match &chosen.fragments {
+        let by_fragments = match &chosen.fragments {
             Some(folder) if by_fragments => {
                 let (questions, lesson) = corpora::fetch_extras(&chosen).await?;
-                (engine::open_fragments(folder, &chosen.snapshot).await, questions, lesson)
+                // Fragments that cannot be opened (a host that lacks them, a damaged lexicon) leave the snapshot.
+                engine::open_fragments(folder, &chosen.snapshot).await.ok().map(|state| (state, questions, lesson))
             }
-            _ => {
+            _ => None,
+        };
+        let (state, questions, lesson) = match by_fragments {
+            Some(opened) => opened,
+            None => {
                 let (snapshot, questions, lesson) = corpora::fetch(&chosen).await?;
-                (engine::open(&chosen.snapshot, snapshot).await, questions, lesson)
+                let state = engine::open(&chosen.snapshot, snapshot).await.map_err(|failure| failure.to_string())?;
+                (state, questions, lesson)
             }
         };
-        let state = opened.map_err(|failure| failure.to_string())?;
         self.corpus.set(Some(chosen));
         self.show_new_index(state, questions, false);
         self.lesson.set(lesson);

@@ -350,7 +350,7 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
         fragments.len(),
     );
     let median = |kind: &str| {
-        let mut sizes: Vec<f64> = files
+        let mut sizes: Vec<f64> = fragments
             .iter()
             .filter(|f| f.starts_with(&format!("{FRAGMENTS}/{kind}")))
             .map(|f| compressed_sizes(output, f)[1])

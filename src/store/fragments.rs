@@ -357,6 +357,7 @@ fn check(lexicon: &Lexicon) -> Result<Copies, String> {
     // A document without chunks starts where the next one does.
     let documents = &lexicon.first_chunks;
     if documents.len() != lexicon.documents.len()
+        || (chunks > 0 && documents.is_empty())
         || documents.first().is_some_and(|&first| first != 0)
         || documents.windows(2).any(|pair| pair[0] > pair[1])
         || documents.last().is_some_and(|&last| last as usize > chunks)

@@ -832,6 +832,20 @@ test("quire site publishes a folder as a static site that opens its index from a
     await lost.close();
   }
 
+  // A host that lacks the fragments (a partial upload): the page opens the whole snapshot instead.
+  const unsplit = await serveDist(site, { missing: (path) => path.includes("/corpus/fragments/") });
+  const unsplitPage = await browser.context.newPage();
+  try {
+    await unsplitPage.goto(unsplit.url);
+    await waitReady(unsplitPage);
+    assert.match(await unsplitPage.textContent("#stats-line"), /^4 documents/);
+    const found = await search(unsplitPage, "What is a zero-sized type?");
+    assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
+  } finally {
+    await unsplitPage.close();
+    await unsplit.close();
+  }
+
   // Served from a folder of the host, not its root, as a course page or an object store would.
   const served = await pythonServer(work);
   const siteUrl = `${served.url}site/`;
