@@ -1,7 +1,10 @@
 //! An index split into fragments for a static host (`store::fragments`) answers by words as the whole index
 //! does: the same documents, chunks, scores, texts and trace for every question, fetching only the term
-//! buckets and text runs each question needs. A fragment of another index, a damaged one or one under
-//! another part's name is refused, and no byte of a fragment makes the reader panic.
+//! buckets and text runs each question needs. By meaning, its partitioned vectors find what exact search
+//! finds when every partition is scanned, scored alike, and the hybrid of dense and BM25 over them is the
+//! whole index's; scanning fewer fetches only the nearest partitions. A fragment of another index, a
+//! damaged one or one under another part's name is refused, and no byte of a fragment makes the reader
+//! panic.
 
 mod common;
 
@@ -11,13 +14,14 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use quire::corpus::SourceFile;
 use quire::embed::TextEmbedder;
-use quire::retrieve::by_words;
-use quire::retrieve::{DocumentHit, Method, Query, Retriever, Trace};
+use quire::index::{VectorIndex, VectorIndexKind};
+use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Trace};
+use quire::retrieve::{by_words, over_fragments};
 use quire::store::fragments::{self, Fragment, FragmentError, FragmentedIndex, LEXICON, Sizes};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 /// Small parts, so that the demo corpus spans many buckets and runs.
-const SMALL: Sizes = Sizes { bucket_bytes: 128, text_run_bytes: 256 };
+const SMALL: Sizes = Sizes { bucket_bytes: 128, text_run_bytes: 256, partition_bytes: 800 };
 
 /// Signature, version, index id and checksum (`store::fragments`).
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
@@ -69,7 +73,30 @@ fn answer(
         }
     };
     fetch(fragmented, fragmented.missing_for_query(question));
-    let ranked = by_words::rank(fragmented, question, documents).expect("its buckets were fetched");
+    let ranked = over_fragments::rank_by_words(fragmented, question, documents).expect("its buckets were fetched");
+    fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks()));
+    (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
+}
+
+/// As [`answer`], by meaning: the buckets, the centroids and the partitions, the ranking, then the runs.
+fn answer_by_meaning(
+    fragmented: &mut FragmentedIndex,
+    files: &HashMap<String, Vec<u8>>,
+    question: &str,
+    documents: usize,
+) -> ((Vec<DocumentHit>, Trace), Vec<String>) {
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let mut fetched = Vec::new();
+    let mut fetch = |fragmented: &mut FragmentedIndex, wanted: Vec<Fragment>| {
+        for fragment in wanted {
+            fragmented.add(fragment, &files[&fragment.path()]).unwrap();
+            fetched.push(fragment.path());
+        }
+    };
+    fetch(fragmented, fragmented.missing_for_query(question));
+    fetch(fragmented, fragmented.missing_for_meaning(&vector));
+    fetch(fragmented, fragmented.missing_for_meaning(&vector));
+    let ranked = over_fragments::rank_by_meaning(fragmented, question, &vector, documents).expect("all fetched");
     fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks()));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }
@@ -107,6 +134,51 @@ fn fragments_answer_by_words_as_the_whole_index_does() {
             }
         }
     }
+}
+
+/// The demo corpus is far below [`fragments::PROBED_VECTORS`]: every partition is scanned, and the answer
+/// is exactly the whole index's.
+#[test]
+fn fragments_answer_by_meaning_as_the_whole_index_does_when_every_partition_is_scanned() {
+    let index = index();
+    assert!(index.corpus().chunks.len() < fragments::PROBED_VECTORS);
+    let hybrid = Method::Fused { fusion: Fusion::Zsum, inputs: vec![(Retriever::Dense, 1.0), (Retriever::Bm25, 1.0)] };
+    let exact =
+        VectorIndex::build_kind(index.embeddings().vectors(), index.rows().chunks.clone(), VectorIndexKind::Flat);
+    for sizes in [SMALL, Sizes::default()] {
+        let files = split(index, sizes);
+        let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
+        for question in questions() {
+            let vector = common::embedder().embed(&[question.as_str()]).unwrap().remove(0);
+            for documents in [1, 3, 10] {
+                let whole = hybrid.grouped(index, Query::new(&question, &vector), documents);
+                let (by_fragments, _) = answer_by_meaning(&mut fragmented, &files, &question, documents);
+                assert_eq!(by_fragments, whole, "{question:?} at {documents}");
+            }
+            let nearest = exact.search(index.embeddings().vectors(), &vector, 10);
+            assert_eq!(fragmented.dense_hits(&vector, 10), Some(nearest), "{question:?}");
+        }
+        assert_eq!(fragmented.model(), Some(index.model()));
+    }
+}
+
+/// Scanning a few vectors fetches the partitions of the nearest centroids only, and still finds the
+/// chunk a question is about.
+#[test]
+fn a_question_by_meaning_fetches_the_nearest_partitions_only() {
+    let index = index();
+    let files = split(index, SMALL);
+    let partitions = files.keys().filter(|path| path.starts_with("vectors/") && !path.contains("centroids")).count();
+    assert!(partitions > 10, "{partitions} partitions");
+    let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
+    fragmented.probe(4);
+    let question = "Which planet has the Great Red Spot?";
+    let ((hits, _), fetched) = answer_by_meaning(&mut fragmented, &files, question, 3);
+    assert_eq!(fragmented.chunk_view(hits[0].best.chunk).unwrap().source, "jupiter.html");
+    let scanned = fetched.iter().filter(|path| path.starts_with("vectors/") && !path.contains("centroids")).count();
+    assert!((1..partitions / 2).contains(&scanned), "{scanned} of {partitions} partitions: {fetched:?}");
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    assert!(fragmented.missing_for_meaning(&vector).is_empty(), "asked again, it fetches nothing");
 }
 
 #[test]
@@ -157,7 +229,7 @@ fn a_fragment_of_another_index_a_damaged_one_or_a_misplaced_one_is_refused() {
         Err(FragmentError::Decode(_)) | Err(FragmentError::Inconsistent(_))
     ));
     assert_eq!(FragmentedIndex::open(&files[LEXICON][..40]).err(), Some(FragmentError::NotAFragment));
-    assert!(by_words::rank(&fragmented, "moon", 3).is_none(), "no ranking without its buckets");
+    assert!(over_fragments::rank_by_words(&fragmented, "moon", 3).is_none(), "no ranking without its buckets");
 }
 
 proptest! {
@@ -170,7 +242,7 @@ proptest! {
         value in any::<u8>(),
         cut in any::<bool>(),
         reframe in any::<bool>(),
-        which in 0usize..4,
+        which in 0usize..5,
     ) {
         let files = split(index(), SMALL);
         let mut names: Vec<&String> = files.keys().filter(|path| path.as_str() != LEXICON).collect();
@@ -193,12 +265,20 @@ proptest! {
                 let bytes = &files[&fragment.path()];
                 let _ = fragmented.add(fragment, &if which == 1 { mutate(bytes) } else { bytes.clone() });
             }
-            let Some(ranked) = by_words::rank(&fragmented, question, 3) else { continue };
+            let Some(ranked) = over_fragments::rank_by_words(&fragmented, question, 3) else { continue };
             for fragment in fragmented.missing_for_chunks(ranked.shown_chunks()) {
                 let bytes = files.get(&fragment.path()).unwrap_or(&files[names[at % names.len()]]);
                 let _ = fragmented.add(fragment, &if which == 2 { mutate(bytes) } else { bytes.clone() });
             }
             let _ = ranked.finish(&fragmented);
         }
+        let vector = common::embedder().embed(&["Which planet has the Great Red Spot?"]).unwrap().remove(0);
+        for _ in 0..2 {
+            for fragment in fragmented.missing_for_meaning(&vector) {
+                let bytes = &files[&fragment.path()];
+                let _ = fragmented.add(fragment, &if which == 4 { mutate(bytes) } else { bytes.clone() });
+            }
+        }
+        let _ = over_fragments::rank_by_meaning(&fragmented, "Which planet has the Great Red Spot?", &vector, 3);
     }
 }

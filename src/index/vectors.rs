@@ -58,6 +58,13 @@ impl QuantizedVectors {
         Ok((self.scales.len() - 1) as u32)
     }
 
+    /// Stores `row` of `other`, a store of the same dimension, as it is there: its codes, not a second rounding.
+    pub fn push_codes(&mut self, other: &QuantizedVectors, row: u32) {
+        debug_assert_eq!(self.dimension, other.dimension);
+        self.codes.extend_from_slice(other.codes(row));
+        self.scales.push(other.scales[row as usize]);
+    }
+
     pub fn codes(&self, row: u32) -> &[i8] {
         let start = row as usize * self.dimension;
         &self.codes[start..start + self.dimension]

@@ -45,19 +45,24 @@ impl Method {
         run.trace(self, query.text, &|chunk| corpus.chunk_label(chunk), shown)
     }
 
-    /// The ranking and trace of a lone retriever whose list was ranked elsewhere: the engine by words ranks
-    /// BM25 over an index's fragments (`store::fragments`), which know a chunk's `label` once fetched.
-    pub fn trace_given(
-        retriever: Retriever,
-        retrieval: Retrieval,
-        copies: &Copies,
-        query: &str,
-        label: &dyn Fn(ChunkId) -> String,
-        shown: usize,
-    ) -> (Vec<ScoredChunk>, Trace) {
-        let chunks = fold_copies(copies, retrieval.chunks.clone());
-        let run = Execution { chunks, inputs: vec![(retriever, 1.0, retrieval)], fused: None };
-        run.trace(&Method::Single(retriever), query, label, shown)
+    /// The run of retrievers whose lists were ranked elsewhere, to `depth` chunks: over an index's
+    /// fragments (`store::fragments`), BM25 alone by the engine by words, or BM25 and dense, in their
+    /// standardised sum, by the full engine before the whole index has loaded.
+    pub fn given(inputs: Vec<(Retriever, Retrieval)>, copies: &Copies, depth: usize) -> GivenRun {
+        let method = match inputs.as_slice() {
+            [(retriever, _)] => Method::Single(*retriever),
+            _ => Method::Fused { fusion: Fusion::Zsum, inputs: inputs.iter().map(|(r, _)| (*r, 1.0)).collect() },
+        };
+        let inputs: Vec<(Retriever, f32, Retrieval)> = inputs.into_iter().map(|(r, list)| (r, 1.0, list)).collect();
+        let mut run = match &method {
+            Method::Fused { fusion, .. } => {
+                let fused = fusion.fuse(&input_lists(&inputs), &vec![1.0; inputs.len()], depth);
+                Execution::fused(fusion.name(), inputs, fused)
+            }
+            _ => Execution { chunks: inputs[0].2.chunks.iter().take(depth).copied().collect(), inputs, fused: None },
+        };
+        run.chunks = fold_copies(copies, std::mem::take(&mut run.chunks));
+        GivenRun { method, run }
     }
 
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
@@ -195,6 +200,32 @@ fn run_inputs(
 
 fn input_lists(inputs: &[(Retriever, f32, Retrieval)]) -> Vec<&[ScoredChunk]> {
     inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect()
+}
+
+/// A run of lists ranked elsewhere ([`Method::given`]), before the labels its trace shows are known.
+pub struct GivenRun {
+    method: Method,
+    run: Execution,
+}
+
+impl GivenRun {
+    /// Its chunks, each copy folded into its original.
+    pub fn chunks(&self) -> &[ScoredChunk] {
+        &self.run.chunks
+    }
+
+    /// The chunks its trace shows at `shown` per list.
+    pub fn traced_chunks(&self, shown: usize) -> Vec<ChunkId> {
+        let inputs = self.run.inputs.iter().flat_map(|(_, _, retrieval)| retrieval.chunks.iter().take(shown));
+        let fused = self.run.fused.iter().flat_map(|(_, fused)| fused.iter().take(shown).map(|f| f.chunk));
+        let results = self.run.chunks.iter().take(shown);
+        inputs.chain(results).map(|hit| hit.chunk).chain(fused).collect()
+    }
+
+    /// Its chunks and trace, showing `shown` chunks per list, each named by `label`.
+    pub fn trace(self, query: &str, label: &dyn Fn(ChunkId) -> String, shown: usize) -> (Vec<ScoredChunk>, Trace) {
+        self.run.trace(&self.method, query, label, shown)
+    }
 }
 
 /// Everything one query's retrieval produced, before it is reduced to chunks or a trace.

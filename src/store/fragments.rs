@@ -4,12 +4,16 @@
 //! indexed. BM25's postings lie in *term buckets*, by a hash of the term; the chunks' texts and labels lie in
 //! *text runs* of about 4 kB ([`Sizes`]), in document order. A question fetches the lexicon once, then the
 //! buckets its terms hash to and the runs its results lie in: kilobytes, where the whole index is megabytes.
+//! The full engine also answers by meaning from them: the chunks' vectors lie in partitions found by their
+//! centroids (`vectors`).
 //!
 //! Every file is `MAGIC` | format version (u32 LE) | the id of the index it was split from (16 bytes: the
 //! blake3 of its snapshot) | blake3 of the payload (32 bytes) | payload (postcard), and names its own part:
 //! a file a cache kept from an earlier site, another index's file, or a damaged one is refused, never mixed
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
 //! the fragments is the whole index's to the bit (`retrieve::by_words` tests it).
+
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -18,7 +22,11 @@ use serde::{Deserialize, Serialize};
 use super::{ChunkView, CorpusSummary, IndexedCorpus};
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId};
+use crate::embed::ModelIdentity;
 use crate::index::bm25::{Bm25Params, Posting, TextLengths, query_terms};
+use crate::index::{Hit, top_k};
+pub use vectors::{CENTROIDS, PROBED_VECTORS};
+use vectors::{Centroids, Partition};
 
 /// The lexicon's file name, inside the folder of the fragments.
 pub const LEXICON: &str = "lexicon.bin";
@@ -32,13 +40,15 @@ const MAX_BUCKETS: usize = 4096;
 pub struct Sizes {
     pub bucket_bytes: usize,
     pub text_run_bytes: usize,
+    pub partition_bytes: usize,
 }
 
 impl Default for Sizes {
     /// A question of five terms fetches five buckets of about 8 kB; ten results fetch at most ten runs of
-    /// about 4 kB, and fewer when a document's chunks lie together (docs/BENCHMARKS.md measures them).
+    /// about 4 kB, and fewer when a document's chunks lie together; a question by meaning scans partitions
+    /// of about 16 kB (docs/BENCHMARKS.md measures them).
     fn default() -> Self {
-        Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024 }
+        Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024, partition_bytes: 16 * 1024 }
     }
 }
 
@@ -65,6 +75,8 @@ pub enum FragmentError {
 pub enum Fragment {
     Terms(u32),
     Texts(u32),
+    Centroids,
+    Vectors(u32),
 }
 
 impl Fragment {
@@ -73,6 +85,8 @@ impl Fragment {
         match self {
             Fragment::Terms(bucket) => format!("terms/{bucket:03x}.bin"),
             Fragment::Texts(run) => format!("texts/{run}.bin"),
+            Fragment::Centroids => CENTROIDS.to_string(),
+            Fragment::Vectors(partition) => format!("vectors/{partition:03x}.bin"),
         }
     }
 }
@@ -159,6 +173,11 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
         files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
     }
+    let (centroids, partitions) = vectors::partition(index, sizes.partition_bytes);
+    files.push((CENTROIDS.to_string(), encode(&id, &centroids)?));
+    for partition in partitions {
+        files.push((Fragment::Vectors(partition.partition).path(), encode(&id, &partition)?));
+    }
     Ok(files)
 }
 
@@ -230,6 +249,10 @@ pub struct FragmentedIndex {
     copies: Copies,
     postings: HashMap<u32, HashMap<String, Vec<Posting>>>,
     views: HashMap<u32, Vec<StoredView>>,
+    centroids: Option<Centroids>,
+    /// Each fetched partition, with its chunks.
+    partitions: HashMap<u32, (Vec<ChunkId>, Partition)>,
+    probed_vectors: usize,
 }
 
 impl FragmentedIndex {
@@ -237,7 +260,8 @@ impl FragmentedIndex {
     pub fn open(bytes: &[u8]) -> Result<Self, FragmentError> {
         let (lexicon, id): (Lexicon, _) = decode(bytes, None)?;
         let copies = check(&lexicon).map_err(FragmentError::Inconsistent)?;
-        Ok(Self { id, lexicon, copies, postings: HashMap::new(), views: HashMap::new() })
+        let (postings, views, partitions) = (HashMap::new(), HashMap::new(), HashMap::new());
+        Ok(Self { id, lexicon, copies, postings, views, centroids: None, partitions, probed_vectors: PROBED_VECTORS })
     }
 
     pub fn summary(&self) -> &CorpusSummary {
@@ -267,6 +291,40 @@ impl FragmentedIndex {
         runs.sort_unstable();
         runs.dedup();
         runs.into_iter().filter(|run| !self.views.contains_key(run)).map(Fragment::Texts).collect()
+    }
+
+    /// What answering `query`'s vector by meaning needs and is not fetched yet: the centroids, else the
+    /// partitions they point `query` to.
+    pub fn missing_for_meaning(&self, query: &[f32]) -> Vec<Fragment> {
+        match &self.centroids {
+            None => vec![Fragment::Centroids],
+            Some(centroids) => centroids
+                .probed(query, self.probed_vectors)
+                .into_iter()
+                .filter(|p| !self.partitions.contains_key(p))
+                .map(Fragment::Vectors)
+                .collect(),
+        }
+    }
+
+    /// Scans `vectors` per question by meaning instead of [`PROBED_VECTORS`]: for measuring what it buys.
+    pub fn probe(&mut self, vectors: usize) {
+        self.probed_vectors = vectors;
+    }
+
+    /// The model the chunks' vectors came from, once the centroids are fetched: a question's vector must be
+    /// that model's.
+    pub fn model(&self) -> Option<&ModelIdentity> {
+        self.centroids.as_ref().map(|centroids| &centroids.model)
+    }
+
+    /// The `k` chunks nearest `query`'s vector in the partitions its nearest centroids point to, scored as
+    /// the whole index scores them; `None` until [`Self::missing_for_meaning`] names nothing.
+    pub fn dense_hits(&self, query: &[f32], k: usize) -> Option<Vec<Hit>> {
+        let probed = self.centroids.as_ref()?.probed(query, self.probed_vectors);
+        let partitions: Vec<&(Vec<ChunkId>, Partition)> =
+            probed.iter().map(|p| self.partitions.get(p)).collect::<Option<_>>()?;
+        Some(top_k(partitions.into_iter().flat_map(|(chunks, partition)| partition.scores(chunks, query)), k))
     }
 
     fn run_of(&self, chunk: ChunkId) -> Option<u32> {
@@ -304,6 +362,18 @@ impl FragmentedIndex {
                     return Err(misplaced(&format!("run {} of {} chunks", run.run, run.views.len())));
                 }
                 self.views.insert(expected, run.views);
+            }
+            Fragment::Centroids => {
+                let (centroids, _): (Centroids, _) = decode(bytes, Some(&self.id))?;
+                centroids.check(chunks).map_err(FragmentError::Inconsistent)?;
+                self.centroids = Some(centroids);
+            }
+            Fragment::Vectors(expected) => {
+                let (partition, _): (Partition, _) = decode(bytes, Some(&self.id))?;
+                let centroids = self.centroids.as_ref().ok_or_else(|| misplaced("a partition before the centroids"))?;
+                let partition_chunks =
+                    partition.chunks(centroids, expected, chunks).map_err(|found| misplaced(&found))?;
+                self.partitions.insert(expected, (partition_chunks, partition));
             }
         }
         Ok(())

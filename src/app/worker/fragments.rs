@@ -7,7 +7,7 @@ use futures_util::future::join_all;
 
 use crate::app::browser;
 use crate::app::protocol::{Answer, IndexState};
-use crate::retrieve::by_words;
+use crate::retrieve::over_fragments;
 use crate::store::fragments::{Fragment, FragmentedIndex, LEXICON};
 
 use super::answers::{Shown, answer_shown};
@@ -45,7 +45,7 @@ pub(super) fn opened() -> bool {
 pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
     fetch_missing(|index| index.missing_for_query(text)).await?;
-    let ranked = with_fragments(|index| Ok(by_words::rank(index, text, k)))?
+    let ranked = with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?
         .ok_or("the question's words could not be looked up: their fragments were replaced meanwhile")?;
     let shown = ranked.shown_chunks();
     fetch_missing(|index| index.missing_for_chunks(shown.iter().copied())).await?;
