@@ -54,6 +54,13 @@ pub fn AskPanel(
             ask(search.answered.get_untracked());
         }
     });
+    // So is one answered from an index's fragments, once the whole index has loaded.
+    Effect::new(move |_| {
+        let whole = !session.held_by_fragments.get();
+        if whole && search.answer.with(|a| a.as_ref().is_some_and(|a| a.whole_index_loading)) {
+            ask(search.answered.get_untracked());
+        }
+    });
 
     let ask_llm = move || {
         let text = query_text.get_untracked();

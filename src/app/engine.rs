@@ -55,10 +55,10 @@ pub async fn start(
 
 /// The index the engine by words last opened, for the full engine to open: the snapshot's bytes as the page
 /// gave them (no second download, no export, dropped once it has), or, for an index it opened by its
-/// fragments, where the whole snapshot lies.
+/// fragments, where they and the whole snapshot lie.
 enum OpenedByWords {
     Bytes { name: String, bytes: Vec<u8> },
-    Fragments { snapshot: String },
+    Fragments { folder: String, snapshot: String },
 }
 
 thread_local! {
@@ -68,6 +68,9 @@ thread_local! {
     static OPENED_COUNT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// Whether the engine by words has answered a question since it opened an index by its fragments.
     static ANSWERED_BY_FRAGMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The whole snapshot of the index the full engine opened by its fragments, and the count it was opened
+    /// at, for [`load_whole_index`].
+    static WHOLE_TO_LOAD: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
 }
 
 /// Whether the engine by words holds an index by its fragments and has not answered a question from it yet:
@@ -85,7 +88,9 @@ pub use connections::starts;
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
 /// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
 /// since `starts` (the new one is full already); on a failure the full engine is ended. An index the page
-/// opens in the engine by words meanwhile is opened in the full engine too, the last one last.
+/// opens in the engine by words meanwhile is opened in the full engine too, the last one last. An index
+/// held by its fragments is opened by them, by words and meaning, and its whole snapshot is left to
+/// [`load_whole_index`]; fragments the full engine cannot open leave the whole snapshot.
 pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
     if connections::starts() != starts {
         return Ok(false);
@@ -94,18 +99,30 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
         let mut started = false;
         loop {
             let opened = OPENED_COUNT.get();
-            let (name, bytes) = match OPENED_BY_WORDS.take() {
+            let opened_by_words = OPENED_BY_WORDS.take();
+            if !started && opened_by_words.is_some() {
+                connections::start_full_behind().await?;
+                started = true;
+            }
+            let (name, bytes) = match opened_by_words {
                 Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
-                Some(OpenedByWords::Fragments { snapshot }) => {
+                Some(OpenedByWords::Fragments { folder, snapshot }) => {
+                    let request = Request::OpenFragments { name: snapshot.clone(), folder };
+                    match connections::call(To::Next, request).await {
+                        Ok(Reply::Opened(_)) if OPENED_COUNT.get() == opened => {
+                            WHOLE_TO_LOAD.set(Some((snapshot, opened)));
+                            connections::next_opened_the_index();
+                            return Ok(());
+                        }
+                        Ok(Reply::Opened(_)) => continue,
+                        Err(crash @ Failure::Crashed { .. }) => return Err(crash),
+                        _ => {}
+                    }
                     let bytes = crate::app::browser::fetch_bytes(&snapshot).await?;
                     (snapshot, bytes)
                 }
                 None => return Err(Failure::Refused("the engine by words opened no index".into())),
             };
-            if !started {
-                connections::start_full_behind().await?;
-                started = true;
-            }
             match connections::call(To::Next, Request::Open { name, bytes }).await? {
                 Reply::Opened(_) if OPENED_COUNT.get() == opened => {
                     connections::next_opened_the_index();
@@ -125,6 +142,25 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
         connections::end_next("it could not open the index");
     }
     brought_up.map(|()| true)
+}
+
+/// After [`bring_up_full`] opened an index by its fragments: fetches its whole snapshot and opens it in the
+/// full engine, which answers by the chosen method from then on. `None` when there was none to load, or the
+/// page opened another index meanwhile.
+pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
+    let (snapshot, opened) = WHOLE_TO_LOAD.take()?;
+    let bytes = match crate::app::browser::fetch_bytes(&snapshot).await {
+        Ok(bytes) => bytes,
+        Err(reason) => return Some(Err(Failure::Refused(format!("{snapshot}: {reason}")))),
+    };
+    if OPENED_COUNT.get() != opened {
+        return None;
+    }
+    let reply = connections::call(To::Full, Request::Open { name: snapshot, bytes }).await;
+    Some(reply.and_then(|reply| match reply {
+        Reply::Opened(state) => Ok(state),
+        _ => Err(Failure::Refused("the engine answered another request".into())),
+    }))
 }
 
 async fn call(request: Request) -> Result<Reply, Failure> {
@@ -163,7 +199,7 @@ pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, 
     })
     .await;
     if opened.is_ok() {
-        OPENED_BY_WORDS.set(Some(OpenedByWords::Fragments { snapshot: snapshot.into() }));
+        OPENED_BY_WORDS.set(Some(OpenedByWords::Fragments { folder: folder.into(), snapshot: snapshot.into() }));
         OPENED_COUNT.set(OPENED_COUNT.get() + 1);
         ANSWERED_BY_FRAGMENTS.set(false);
     }

@@ -268,6 +268,9 @@ pub struct Answer {
     pub found_by_words: Vec<ResultRow>,
     /// Answered by BM25 alone because the embedding model was still loading; asked again once it has.
     pub model_loading: bool,
+    /// Answered from the index's fragments on its site, by the standardised sum of dense and BM25, because
+    /// the whole index was still loading; asked again by the chosen method once it has.
+    pub whole_index_loading: bool,
 }
 
 /// What an LLM-assisted retrieval wants next: the LLM asked these messages, or it is done.

@@ -105,11 +105,18 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
         }
     };
     let by_words = move || answer.with(|a| a.as_ref().is_some_and(|a| a.model_loading));
+    let from_fragments = move || answer.with(|a| a.as_ref().is_some_and(|a| a.whole_index_loading));
     view! {
         {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
         {move || by_words().then(|| view! {
             <p id="by-words" class="meta">
                 "Found by their words (BM25) while the embedding model loads; asked again by the chosen method once it has."
+            </p>
+        })}
+        {move || from_fragments().then(|| view! {
+            <p id="from-fragments" class="meta">
+                "Found by their words and meaning (the standardised sum of BM25 and dense) in the site's index fragments, \
+                 while the whole index loads; asked again by the chosen method once it has."
             </p>
         })}
         <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>

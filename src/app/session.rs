@@ -61,6 +61,9 @@ pub struct IndexSession {
     pub usage: RwSignal<Option<storage::Usage>>,
     /// Files of the update being indexed now (0 when none): the index as it was answers questions meanwhile.
     pub indexing_files: RwSignal<usize>,
+    /// Whether the full engine holds the index by its fragments while its whole snapshot loads
+    /// (`engine::load_whole_index`): answers come by words and meaning, without the graph's retrievers.
+    pub held_by_fragments: RwSignal<bool>,
     /// Whether the service worker was registered by this page (`keep_offline`).
     offline_registered: RwSignal<bool>,
     /// The report of a `?bench=` page (measured in builds with the `bench` feature).
@@ -87,6 +90,7 @@ impl IndexSession {
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),
             indexing_files: RwSignal::new(0),
+            held_by_fragments: RwSignal::new(false),
             offline_registered: RwSignal::new(false),
             bench: RwSignal::new(None),
             search,
@@ -189,7 +193,7 @@ impl IndexSession {
             waited += 100;
         }
         match engine::bring_up_full(starts).await {
-            Ok(_) => {}
+            Ok(_) => self.load_whole_index().await,
             Err(crash @ Failure::Crashed { .. }) if engine::current_kind().is_none() => self.recover(crash).await,
             // Unless the page was told already (its model could not be loaded).
             Err(failure) if matches!(self.model.get_untracked(), Model::Loading(_)) => {
@@ -198,6 +202,25 @@ impl IndexSession {
             Err(_) => {}
         }
         true
+    }
+
+    /// The whole snapshot of an index the full engine opened by its fragments, loaded behind them: the
+    /// answers by words and meaning are asked again by the chosen method once it has.
+    async fn load_whole_index(self) {
+        self.held_by_fragments.set(true);
+        let loaded = engine::load_whole_index().await;
+        self.held_by_fragments.set(false);
+        match loaded {
+            Some(Ok(state)) => self.show(state),
+            Some(Err(failure)) => {
+                self.held_by_fragments.set(true);
+                self.notice.set(Some(format!(
+                    "The site's whole index could not be loaded ({failure}): questions are answered from its \
+                     fragments, by words and meaning, without the graph's retrievers."
+                )))
+            }
+            None => {}
+        }
     }
 
     /// Registers the service worker once per page, after the first index is shown and its model has loaded

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::lesson::Lesson;
-use quire::store::fragments::{self, LEXICON, Sizes};
+use quire::store::fragments::{self, CENTROIDS, LEXICON, PROBED_VECTORS, Sizes};
 use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
@@ -37,7 +37,8 @@ const SERVICE_WORKER_TEMPLATE: &str = include_str!("../../www/sw.js");
 const SERVICE_WORKER: &str = "sw.js";
 /// Where the site's own corpus lies inside it.
 const SNAPSHOT: &str = "corpus/index.quire";
-/// The index split for answering by words before the rest has loaded (`store::fragments`).
+/// The index split for answering by words, then by meaning, before the whole index has loaded
+/// (`store::fragments`).
 const FRAGMENTS: &str = "corpus/fragments";
 const QUESTIONS: &str = "corpus/questions.json";
 const LESSON: &str = "corpus/lesson.json";
@@ -362,6 +363,12 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
         "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon, then the bucket of each of the question's terms ({:.1} kB each, median, gzipped) and the text runs of its results ({:.1} kB each); the engine's module, the whole index and the embedding model follow",
         median("terms/"),
         median("texts/"),
+    );
+    let centroids = compressed_sizes(output, &format!("{FRAGMENTS}/{CENTROIDS}"))[1] * 1e3;
+    println!(
+        "answers by meaning come, once the engine's module and the model have loaded, from the centroids ({centroids:.0} kB gzipped) and the partitions of each question's nearest centroids ({:.1} kB each, median, gzipped; about {PROBED_VECTORS} vectors scanned), before the whole index ({:.1} MB gzipped) has loaded",
+        median("vectors/"),
+        compressed_sizes(output, SNAPSHOT)[1],
     );
     println!("serve it from any static server, e.g. python3 -m http.server -d {} -b 127.0.0.1", output.display());
 }

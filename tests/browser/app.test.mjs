@@ -816,17 +816,25 @@ test("quire site publishes a folder as a static site that opens its index from a
   }
   assert.ok(listing.some((f) => f.endsWith("_bg.wasm.br")), "the module has no .br copy");
   assert.ok(!listing.includes("snapshots/planets.quire"), "the demos are published too");
-  // A host that lost the whole snapshot: the page answers by words from the fragments and says why it cannot
-  // do more.
+  // A host that lost the whole snapshot: the page answers by words from the fragments, then, once the model
+  // has loaded, by words and meaning from them (their centroids and partitions), and says why not more.
   const lost = await serveDist(site, { missing: (path) => path.endsWith("/corpus/index.quire") });
   const lostPage = await browser.context.newPage();
+  const lostFetched = [];
+  lostPage.on("request", (request) => lostFetched.push(new URL(request.url()).pathname));
   try {
     await lostPage.goto(lost.url);
     await lostPage.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
     const found = await search(lostPage, "What is a zero-sized type?");
     assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
-    await lostPage.waitForFunction(() => /^Answering by words only: .*corpus\/index\.quire: HTTP 404/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 60_000 });
-    assert.equal(await lostPage.getAttribute("#status", "data-state"), "answering-by-words");
+    await lostPage.waitForFunction(() => /^The site's whole index could not be loaded \(.*corpus\/index\.quire: HTTP 404/.test(document.querySelector("#notice")?.textContent ?? ""), null, { timeout: 120_000 });
+    await waitReady(lostPage);
+    const byMeaning = await search(lostPage, "What is a type with no size at all?");
+    assert.match(byMeaning[0].label, /Exotically Sized Types/, JSON.stringify(byMeaning));
+    assert.match(await lostPage.textContent("#from-fragments"), /^Found by their words and meaning/);
+    assert.match(await lostPage.textContent("#answer-timing"), /\(zsum\)/);
+    assert.ok(lostFetched.some((f) => f.endsWith("/corpus/fragments/vectors/centroids.bin")), lostFetched.join(" "));
+    assert.ok(lostFetched.some((f) => /\/corpus\/fragments\/vectors\/[0-9a-f]{3}\.bin$/.test(f)), lostFetched.join(" "));
   } finally {
     await lostPage.close();
     await lost.close();
@@ -883,6 +891,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     await page.click('#samples button.sample:text("Which types are not Send?")');
     await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "Which types are not Send?");
     assert.match(await page.textContent("#results .result .label"), /Send and Sync/);
+    assert.equal(await page.$("#from-fragments"), null, "answered from the whole index once it has loaded");
 
     // The lesson: Start runs its first step, the arrow keys move between steps, each with its columns.
     await page.click("#lesson-next");

@@ -269,12 +269,19 @@ pub enum To {
     Current,
     /// The full engine coming up (`start_full_behind`).
     Next,
+    /// The full engine, coming up or taken over.
+    Full,
 }
 
 pub async fn call(to: To, request: Request) -> Result<Reply, Failure> {
     let slot: Slot = match to {
         To::Current => &CURRENT,
         To::Next => &NEXT,
+        To::Full if NEXT.with_borrow(Option::is_some) => &NEXT,
+        To::Full => match current_kind() {
+            Some(Kind::Full) => &CURRENT,
+            _ => return Err(Failure::Refused("the full engine is not running".into())),
+        },
     };
     let (sender, reply) = oneshot::channel();
     slot.with_borrow_mut(|connection| {

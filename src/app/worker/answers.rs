@@ -143,6 +143,7 @@ pub(super) fn answer_shown(
         documents_waiting,
         found_by_words: Vec::new(),
         model_loading: false,
+        whole_index_loading: false,
     }
 }
 

@@ -1,14 +1,16 @@
-//! The engine by words over an index split into fragments on its site (`store::fragments`): it fetches the
-//! lexicon when it opens the index, then for each question the buckets of its terms and the text runs of
-//! its results, all of a step at once, and keeps what it fetched for the next questions. The full engine,
-//! which replaces it, opens the whole snapshot.
+//! An index split into fragments on its site (`store::fragments`), held until the whole snapshot has
+//! loaded: the engine fetches the lexicon when it opens the index (the full engine the centroids too), then
+//! for each question what it needs, all of a step at once, and keeps what it fetched for the next
+//! questions: the buckets of the question's terms, the partitions of its vector's nearest centroids (by
+//! meaning, once the model has loaded), and the text runs of its results.
 
 use futures_util::future::join_all;
 
 use crate::app::browser;
 use crate::app::protocol::{Answer, IndexState};
-use crate::retrieve::over_fragments;
-use crate::store::fragments::{Fragment, FragmentedIndex, LEXICON};
+use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::retrieve::over_fragments::{self, Ranked};
+use crate::store::fragments::{CENTROIDS, Fragment, FragmentedIndex, LEXICON};
 
 use super::answers::{Shown, answer_shown};
 use super::with_engine;
@@ -19,10 +21,23 @@ pub(super) struct Fragments {
     folder: String,
 }
 
-/// Replaces the index with the one whose fragments lie in `folder`; `name` says which in an error.
-pub(super) async fn open(name: &str, folder: &str) -> Result<IndexState, String> {
-    let lexicon = browser::fetch_bytes(&format!("{folder}/{LEXICON}")).await?;
-    let index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {folder}/{LEXICON}: {e}"))?;
+/// Replaces the index with the one whose fragments lie in `folder`, with its centroids `by_meaning`; `name`
+/// says which in an error.
+pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<IndexState, String> {
+    let lexicon_url = format!("{folder}/{LEXICON}");
+    let centroids_url = format!("{folder}/{CENTROIDS}");
+    let (lexicon, centroids) = match by_meaning {
+        true => {
+            let (lexicon, centroids) =
+                futures_util::join!(browser::fetch_bytes(&lexicon_url), browser::fetch_bytes(&centroids_url));
+            (lexicon?, Some(centroids?))
+        }
+        false => (browser::fetch_bytes(&lexicon_url).await?, None),
+    };
+    let mut index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {lexicon_url}: {e}"))?;
+    if let Some(centroids) = centroids {
+        index.add(Fragment::Centroids, &centroids).map_err(|e| format!("{name}: {centroids_url}: {e}"))?;
+    }
     let state = IndexState {
         summary: index.summary().clone(),
         documents: index.documents().to_vec(),
@@ -47,6 +62,30 @@ pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
     fetch_missing(|index| index.missing_for_query(text)).await?;
     let ranked = with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?
         .ok_or("the question's words could not be looked up: their fragments were replaced meanwhile")?;
+    let answer = finish(ranked, started).await?;
+    Ok(Answer { model_loading: true, ..answer })
+}
+
+/// The `k` best documents for `text` by the standardised sum of dense and BM25 over the fragments, its
+/// vector embedded by `embedder`.
+pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, String> {
+    let started = browser::now_ms();
+    let model = with_fragments(|index| Ok(index.model().cloned()))?;
+    if model.as_ref().is_some_and(|model| model != embedder.identity()) {
+        return Err("the site's index was embedded by another model than the one loaded".into());
+    }
+    let vector = super::answers::embed_one(embedder, text)?;
+    // The centroids came with the lexicon: the buckets and the partitions are known at once.
+    fetch_missing(|index| [index.missing_for_query(text), index.missing_for_meaning(&vector)].concat()).await?;
+    fetch_missing(|index| index.missing_for_meaning(&vector)).await?;
+    let ranked = with_fragments(|index| Ok(over_fragments::rank_by_meaning(index, text, &vector, k)))?
+        .ok_or("the question could not be looked up: its fragments were replaced meanwhile")?;
+    let answer = finish(ranked, started).await?;
+    Ok(Answer { whole_index_loading: true, ..answer })
+}
+
+/// Fetches the text runs `ranked` shows, and answers.
+async fn finish(ranked: Ranked, started: f64) -> Result<Answer, String> {
     let shown = ranked.shown_chunks();
     fetch_missing(|index| index.missing_for_chunks(shown.iter().copied())).await?;
     with_fragments(|index| {
@@ -56,7 +95,7 @@ pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
         let view = |chunk| index.chunk_view(chunk);
         let source = |document| index.source(document);
         let shown = Shown { view: &view, source: &source };
-        Ok(Answer { model_loading: true, ..answer_shown(shown, &hits, trace, graph, started, None) })
+        Ok(answer_shown(shown, &hits, trace, graph, started, None))
     })
 }
 

@@ -9,6 +9,9 @@ use crate::graph::overview::Overview;
 use super::{answers, evaluation, fragments, indexing, model, with_index};
 use crate::app::protocol::{Reply, Request};
 
+/// What the full engine says of a change asked of an index it holds by its fragments.
+const FRAGMENTS_HELD: &str = "the site's whole index is still loading: this can be done once it has";
+
 /// What the engine by words says of a request only the full engine serves.
 const NEEDS_THE_MODEL: &str = "this needs the embedding model, which is still loading";
 
@@ -33,7 +36,7 @@ pub(super) async fn handle_by_words(request: Request) -> Result<Reply, String> {
         Shared::Served(reply) => reply,
         Shared::Not(Request::Open { name, bytes }) => indexing::open(&name, &bytes, None).map(Reply::Opened),
         Shared::Not(Request::OpenFragments { name, folder }) => {
-            fragments::open(&name, &folder).await.map(Reply::Opened)
+            fragments::open(&name, &folder, false).await.map(Reply::Opened)
         }
         Shared::Not(Request::Query { text, k, .. }) if fragments::opened() => {
             fragments::query(&text, k).await.map(Reply::Answer)
@@ -56,6 +59,10 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             let embedder = model::loaded();
             indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity())).map(Reply::Opened)
         }
+        // An index held by its fragments changes once it is whole.
+        Request::Update { .. } | Request::AddNodeVectors | Request::Assist { .. } if fragments::opened() => {
+            Err(FRAGMENTS_HELD.into())
+        }
         // Questions by words and opening go on while the model loads; the rest waits for it.
         Request::Update { .. }
         | Request::AddNodeVectors
@@ -67,7 +74,10 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             model::ready().await?;
             Box::pin(handle(request)).await
         }
-        Request::OpenFragments { .. } => Err("the full engine opens a whole index, not its fragments".into()),
+        Request::OpenFragments { name, folder } => {
+            answers::forget_assisted();
+            fragments::open(&name, &folder, true).await.map(Reply::Opened)
+        }
         Request::Update { files, removed } => {
             answers::forget_assisted();
             indexing::update(files, removed).await
@@ -77,6 +87,8 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             indexing::add_node_vectors().await
         }
         Request::Query { text, method, k } => match model::loaded() {
+            Some(embedder) if fragments::opened() => fragments::query_by_meaning(&embedder, &text, k).await,
+            None if fragments::opened() => fragments::query(&text, k).await,
             Some(embedder) => answers::query(&embedder, &text, &method.method(), k),
             None => answers::query_by_words(&text, k),
         }
