@@ -204,10 +204,14 @@ impl IndexSession {
         true
     }
 
-    /// The whole snapshot of an index the full engine opened by its fragments, loaded behind them: the
+    /// The whole snapshot of an index the full engine opened by its fragments, loaded behind them once the
+    /// model has (on a slow link the two would share it, and the answers by meaning wait for the model): the
     /// answers by words and meaning are asked again by the chosen method once it has.
     async fn load_whole_index(self) {
         self.held_by_fragments.set(true);
+        while matches!(self.model.get_untracked(), Model::Loading(_)) {
+            gloo_timers::future::TimeoutFuture::new(200).await;
+        }
         let loaded = engine::load_whole_index().await;
         self.held_by_fragments.set(false);
         match loaded {

@@ -360,7 +360,7 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
         sizes.get(sizes.len() / 2).map_or(0.0, |mb| mb * 1e3)
     };
     println!(
-        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon, then the bucket of each of the question's terms ({:.1} kB each, median, gzipped) and the text runs of its results ({:.1} kB each); the engine's module, the whole index and the embedding model follow",
+        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon, then the bucket of each of the question's terms ({:.1} kB each, median, gzipped) and the text runs of its results ({:.1} kB each); the engine's module and the embedding model follow",
         median("terms/"),
         median("texts/"),
     );

@@ -854,6 +854,25 @@ test("quire site publishes a folder as a static site that opens its index from a
     await unsplit.close();
   }
 
+  // A site published before fragments held vectors: the engine by words answers from the lexicon, and the
+  // full engine, which cannot open the fragments by meaning, opens the whole snapshot instead.
+  const older = await serveDist(site, { missing: (path) => path.includes("/corpus/fragments/vectors/") });
+  const olderPage = await browser.context.newPage();
+  try {
+    await olderPage.goto(older.url);
+    await olderPage.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
+    await search(olderPage, "What is a zero-sized type?");
+    await waitReady(olderPage);
+    await olderPage.waitForFunction(() => document.querySelector("#by-words") === null && document.querySelector("#results")?.children.length > 0);
+    const found = await search(olderPage, "What is a type with no size at all?");
+    assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
+    assert.equal(await olderPage.$("#from-fragments"), null, "answered from the whole index");
+    assert.equal(await olderPage.$("#notice"), null);
+  } finally {
+    await olderPage.close();
+    await older.close();
+  }
+
   // Served from a folder of the host, not its root, as a course page or an object store would.
   const served = await pythonServer(work);
   const siteUrl = `${served.url}site/`;

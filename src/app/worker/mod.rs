@@ -136,7 +136,9 @@ fn with_index<T>(f: impl FnOnce(&Engine, &IndexedCorpus) -> Result<T, String>) -
 
 fn no_index(engine: &Engine) -> String {
     match engine.fragments {
-        Some(_) => "this is answered once the whole index has loaded; until then questions are answered from its fragments",
+        Some(_) => {
+            "this is answered once the whole index has loaded; until then questions are answered from its fragments"
+        }
         None => "no documents are indexed yet",
     }
     .to_string()

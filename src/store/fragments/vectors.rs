@@ -120,7 +120,7 @@ impl Centroids {
         if self.sizes.len() != self.centroids.len() {
             return Err(format!("{} partition sizes for {} centroids", self.sizes.len(), self.centroids.len()));
         }
-        if self.sizes.iter().map(|&size| size as usize).sum::<usize>() != chunks {
+        if self.sizes.iter().map(|&size| u64::from(size)).sum::<u64>() != chunks as u64 {
             return Err(format!("its partitions do not hold the index's {chunks} chunks"));
         }
         Ok(())
