@@ -34,7 +34,10 @@ pub fn AskPanel(
         let k = choice.top_k();
         let still_indexing = session.indexing_files.get_untracked();
         // While the model loads the engine answers by words, which needs no node vectors.
-        let node_vectors = method.reads_node_vectors() && session.model.get_untracked() == Model::Loaded;
+        // Not while the site's whole index loads: the fragments answer by words and meaning whatever the method.
+        let node_vectors = method.reads_node_vectors()
+            && session.model.get_untracked() == Model::Loaded
+            && !session.held_by_fragments.get_untracked();
         spawn_local(async move {
             if !session.vectors_for(node_vectors).await {
                 return;
@@ -87,6 +90,7 @@ pub fn AskPanel(
         let still_indexing = session.indexing_files.get_untracked();
         // While the model loads the context is found by words, which needs no node vectors.
         let node_vectors = model_loaded
+            && !session.held_by_fragments.get_untracked()
             && (method.reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors()));
         spawn_local(async move {
             if session.vectors_for(node_vectors).await {

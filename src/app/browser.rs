@@ -51,18 +51,29 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     fetch_bytes_with_progress(url, |_, _| {}).await
 }
 
+/// GET `url` as bytes, from the server or from a copy the browser's cache has confirmed with it: for a file
+/// that says which version of the site the others must be (an index's fragments' lexicon).
+pub async fn fetch_bytes_revalidated(url: &str) -> Result<Vec<u8>, String> {
+    read(gloo_net::http::Request::get(url).cache(web_sys::RequestCache::NoCache), url, |_, _| {}).await
+}
+
 /// GET `url` as bytes, telling `progress` the bytes received so far and the total when the server said it.
 pub async fn fetch_bytes_with_progress(
+    url: &str,
+    progress: impl FnMut(usize, Option<usize>),
+) -> Result<Vec<u8>, String> {
+    read(gloo_net::http::Request::get(url), url, progress).await
+}
+
+async fn read(
+    request: gloo_net::http::RequestBuilder,
     url: &str,
     mut progress: impl FnMut(usize, Option<usize>),
 ) -> Result<Vec<u8>, String> {
     let failed = |e: JsValue| format!("{url}: {}", describe(e));
     // gloo-net panics on a rejection that is not a JavaScript error; a fetch that nothing aborts rejects with
     // a TypeError only.
-    let response = gloo_net::http::Request::get(url)
-        .send()
-        .await
-        .map_err(|error| format!("{url}: {}", describe_request(error)))?;
+    let response = request.send().await.map_err(|error| format!("{url}: {}", describe_request(error)))?;
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
@@ -70,7 +81,8 @@ pub async fn fetch_bytes_with_progress(
     // The body is read as a stream, not whole (`binary`), so that the model's download reports progress.
     let Some(body) = response.body() else { return Ok(Vec::new()) };
     let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut bytes = Vec::with_capacity(total.unwrap_or(0));
+    // Reserved up to 64 MB: a header is no promise, and a huge one would abort the module.
+    let mut bytes = Vec::with_capacity(total.unwrap_or(0).min(64 << 20));
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(failed)?;
         if js_sys::Reflect::get(&chunk, &"done".into()).map_err(failed)?.as_bool() == Some(true) {

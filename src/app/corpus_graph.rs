@@ -43,8 +43,9 @@ pub fn CorpusGraph(
     let open = RwSignal::new(false);
     let drawn = RwSignal::new(None::<Result<Overview, String>>);
     let drawing = RwSignal::new(false);
-    // Every new index (a summary) is drawn again, while the panel is open; and once the model has loaded, for
-    // the engine by words cannot lay out an index it holds by its fragments (`store::fragments`).
+    // Every new index (a summary) is drawn again, while the panel is open: an index held by its fragments
+    // (`store::fragments`) cannot be laid out, and is drawn once its whole snapshot is shown; and once the
+    // model has loaded, when the full engine takes over.
     Effect::new(move || {
         model_loaded.track();
         if summary.with(Option::is_none) || !open.get() {

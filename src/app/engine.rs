@@ -68,9 +68,17 @@ thread_local! {
     static OPENED_COUNT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// Whether the engine by words has answered a question since it opened an index by its fragments.
     static ANSWERED_BY_FRAGMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// The whole snapshot of the index the full engine opened by its fragments, and the count it was opened
-    /// at, for [`load_whole_index`].
+    /// Counts the indexes sent to be opened, answered or not: an open still being decoded is one the site's
+    /// whole snapshot must not replace.
+    static OPENS_SENT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The whole snapshot of the index the full engine opened by its fragments, and [`OPENS_SENT`] then,
+    /// for [`load_whole_index`].
     static WHOLE_TO_LOAD: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+}
+
+/// Whether the full engine holds an index by its fragments whose whole snapshot is still to be loaded.
+pub fn whole_index_to_load() -> bool {
+    WHOLE_TO_LOAD.with_borrow(Option::is_some)
 }
 
 /// Whether the engine by words holds an index by its fragments and has not answered a question from it yet:
@@ -110,7 +118,7 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
                     let request = Request::OpenFragments { name: snapshot.clone(), folder };
                     match connections::call(To::Next, request).await {
                         Ok(Reply::Opened(_)) if OPENED_COUNT.get() == opened => {
-                            WHOLE_TO_LOAD.set(Some((snapshot, opened)));
+                            WHOLE_TO_LOAD.set(Some((snapshot, OPENS_SENT.get())));
                             connections::next_opened_the_index();
                             return Ok(());
                         }
@@ -135,6 +143,7 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
     }
     .await;
     if connections::starts() != starts {
+        WHOLE_TO_LOAD.set(None);
         connections::end_next("the engine was restarted");
         return Ok(false);
     }
@@ -145,17 +154,23 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
 }
 
 /// After [`bring_up_full`] opened an index by its fragments: fetches its whole snapshot and opens it in the
-/// full engine, which answers by the chosen method from then on. `None` when there was none to load, or the
-/// page opened another index meanwhile.
+/// full engine, which answers by the chosen method from then on. `None` when there was none to load, no
+/// full engine to load it into, or the page opened another index meanwhile.
 pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
-    let (snapshot, opened) = WHOLE_TO_LOAD.take()?;
-    let bytes = match crate::app::browser::fetch_bytes(&snapshot).await {
-        Ok(bytes) => bytes,
-        Err(reason) => return Some(Err(Failure::Refused(format!("{snapshot}: {reason}")))),
-    };
-    if OPENED_COUNT.get() != opened {
+    let (snapshot, sent) = WHOLE_TO_LOAD.take()?;
+    let current = || OPENS_SENT.get() == sent && connections::full_engine_runs();
+    // Without a full engine (its model could not be loaded) the engine by words goes on from the fragments.
+    if !current() {
         return None;
     }
+    let bytes = match crate::app::browser::fetch_bytes(&snapshot).await {
+        Ok(bytes) => bytes,
+        Err(reason) => return Some(Err(Failure::Refused(reason))),
+    };
+    if !current() {
+        return None;
+    }
+    OPENS_SENT.set(sent + 1);
     let reply = connections::call(To::Full, Request::Open { name: snapshot, bytes }).await;
     Some(reply.and_then(|reply| match reply {
         Reply::Opened(state) => Ok(state),
@@ -177,6 +192,7 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     // The engine by words is given a copy: the full engine that replaces it opens these very bytes.
     let by_words = (current_kind() == Some(Kind::ByWords))
         .then(|| OpenedByWords::Bytes { name: name.to_string(), bytes: bytes.clone() });
+    OPENS_SENT.set(OPENS_SENT.get() + 1);
     let opened = call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
         Reply::Opened(state) => Some(state),
         _ => None,
@@ -193,6 +209,7 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
 /// (`store::fragments`); the full engine will open the whole `snapshot`.
 pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, Failure> {
     let request = Request::OpenFragments { name: snapshot.into(), folder: folder.into() };
+    OPENS_SENT.set(OPENS_SENT.get() + 1);
     let opened = call_for(request, |reply| match reply {
         Reply::Opened(state) => Some(state),
         _ => None,

@@ -105,7 +105,15 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
         }
     };
     let by_words = move || answer.with(|a| a.as_ref().is_some_and(|a| a.model_loading));
-    let from_fragments = move || answer.with(|a| a.as_ref().is_some_and(|a| a.whole_index_loading));
+    let from_fragments = move || {
+        answer.with(|a| {
+            let a = a.as_ref().filter(|a| a.whole_index_loading)?;
+            Some(match a.trace.fusion {
+                Some(_) => "by their words and meaning: the standardised sum of BM25 and dense",
+                None => "by their words: BM25",
+            })
+        })
+    };
     view! {
         {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
         {move || by_words().then(|| view! {
@@ -113,10 +121,9 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
                 "Found by their words (BM25) while the embedding model loads; asked again by the chosen method once it has."
             </p>
         })}
-        {move || from_fragments().then(|| view! {
+        {move || from_fragments().map(|how| view! {
             <p id="from-fragments" class="meta">
-                "Found by their words and meaning (the standardised sum of BM25 and dense) in the site's index fragments, \
-                 while the whole index loads; asked again by the chosen method once it has."
+                {format!("Found in the site's index fragments ({how}) while the whole index loads; asked again by the chosen method once it has.")}
             </p>
         })}
         <p class="timing" id="answer-timing" data-ms=move || answer.get().map(|a| format!("{:.2}", a.milliseconds))>

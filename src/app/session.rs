@@ -156,7 +156,10 @@ impl IndexSession {
                 self.engine_memory.set(engine_memory);
             }
             self.model_changed(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
-            self.keep_offline();
+            // Behind a whole snapshot still to load, once it has (`load_whole_index`).
+            if !self.held_by_fragments.get_untracked() {
+                self.keep_offline();
+            }
         }
     }
 
@@ -193,7 +196,8 @@ impl IndexSession {
             waited += 100;
         }
         match engine::bring_up_full(starts).await {
-            Ok(_) => self.load_whole_index().await,
+            Ok(true) => self.load_whole_index().await,
+            Ok(false) => {}
             Err(crash @ Failure::Crashed { .. }) if engine::current_kind().is_none() => self.recover(crash).await,
             // Unless the page was told already (its model could not be loaded).
             Err(failure) if matches!(self.model.get_untracked(), Model::Loading(_)) => {
@@ -208,23 +212,32 @@ impl IndexSession {
     /// model has (on a slow link the two would share it, and the answers by meaning wait for the model): the
     /// answers by words and meaning are asked again by the chosen method once it has.
     async fn load_whole_index(self) {
+        if !engine::whole_index_to_load() {
+            return;
+        }
         self.held_by_fragments.set(true);
         while matches!(self.model.get_untracked(), Model::Loading(_)) {
             gloo_timers::future::TimeoutFuture::new(200).await;
         }
-        let loaded = engine::load_whole_index().await;
-        self.held_by_fragments.set(false);
-        match loaded {
-            Some(Ok(state)) => self.show(state),
-            Some(Err(failure)) => {
-                self.held_by_fragments.set(true);
-                self.notice.set(Some(format!(
-                    "The site's whole index could not be loaded ({failure}): questions are answered from its \
-                     fragments, by words and meaning, without the graph's retrievers."
-                )))
+        match engine::load_whole_index().await {
+            Some(Ok(state)) => {
+                self.held_by_fragments.set(false);
+                self.show(state);
             }
-            None => {}
+            Some(Err(crash @ Failure::Crashed { .. })) => {
+                self.held_by_fragments.set(false);
+                self.recover(crash).await;
+            }
+            // The full engine goes on answering from the fragments.
+            Some(Err(failure)) => self.notice.set(Some(format!(
+                "The site's whole index could not be loaded ({failure}): questions are answered from its \
+                 fragments, by words and meaning, without the graph's retrievers."
+            ))),
+            None => self.held_by_fragments.set(false),
         }
+        // The service worker keeps the whole snapshot too: registered now, it does not download it a second
+        // time beside this page.
+        self.keep_offline();
     }
 
     /// Registers the service worker once per page, after the first index is shown and its model has loaded
@@ -303,6 +316,11 @@ impl IndexSession {
     /// Adds `files` and removes `removed`. A file whose parser crashes the engine is skipped with an error
     /// naming it; the engine restarts with the index as it was and the update goes on with the other files.
     async fn update_index(self, mut files: Vec<FileBytes>, removed: Vec<String>) {
+        if self.held_by_fragments.get_untracked() {
+            return self.notice.set(Some(
+                "The site's whole index is still loading: files can be added or removed once it has.".into(),
+            ));
+        }
         self.indexing_files.set(files.len());
         let mut crashed_on = Vec::new();
         let result = loop {

@@ -1,7 +1,7 @@
 //! Answering by words over a whole index without the methods' machinery, as the engine by words does while
 //! the embedding model loads: BM25's ranking grouped by document, and its trace, exactly as
 //! `Method::Single(Retriever::Bm25).grouped` gives them. The page's module links neither the other
-//! retrievers nor any fusion (learned fusion's network among them) through it.
+//! retrievers nor learned fusion's network through it.
 
 use super::{DocumentHit, FUSION_DEPTH, Method, Query, Retrieval, Retriever, Trace, group_by_document};
 use crate::store::IndexedCorpus;

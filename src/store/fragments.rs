@@ -130,7 +130,8 @@ struct TextRun {
     views: Vec<StoredView>,
 }
 
-/// The lexicon, each term bucket and each text run of `index`, by path inside their folder. `snapshot` is
+/// The lexicon, each term bucket and text run, the centroids and each partition of the vectors of `index`,
+/// by path inside their folder. `snapshot` is
 /// the index's snapshot, whose hash ties every file to it.
 pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec<(String, Vec<u8>)>, FragmentError> {
     let id = index_id(snapshot);
@@ -173,7 +174,9 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
         files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
     }
-    let (centroids, partitions) = vectors::partition(index, sizes.partition_bytes);
+    let vectors = index.embeddings().vectors();
+    let (centroids, partitions) =
+        vectors::partition(vectors, &index.rows().chunks, index.model(), sizes.partition_bytes);
     files.push((CENTROIDS.to_string(), encode(&id, &centroids)?));
     for partition in partitions {
         files.push((Fragment::Vectors(partition.partition).path(), encode(&id, &partition)?));
@@ -191,19 +194,6 @@ fn bucket_of(term: &str, buckets: u32) -> u32 {
     let hash = blake3::hash(term.as_bytes());
     let first: [u8; 8] = hash.as_bytes()[..8].try_into().expect("a blake3 hash has 32 bytes");
     (u64::from_le_bytes(first) % u64::from(buckets)) as u32
-}
-
-/// Postings as (gap from the previous text, term frequency): small numbers, which postcard writes in a byte.
-fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
-    let mut previous = 0;
-    postings
-        .iter()
-        .map(|posting| {
-            let gap = posting.doc - previous;
-            previous = posting.doc;
-            (gap, posting.tf)
-        })
-        .collect()
 }
 
 fn stored_view(view: ChunkView) -> StoredView {
@@ -242,7 +232,8 @@ fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], id: Option<&[u8; 16]>) -
     Ok((body, found))
 }
 
-/// An index known by its fragments: the lexicon, and the buckets and runs fetched so far.
+/// An index known by its fragments: the lexicon, and the buckets, runs, centroids and partitions fetched so
+/// far.
 pub struct FragmentedIndex {
     id: [u8; 16],
     lexicon: Lexicon,
@@ -324,7 +315,10 @@ impl FragmentedIndex {
         let probed = self.centroids.as_ref()?.probed(query, self.probed_vectors);
         let partitions: Vec<&(Vec<ChunkId>, Partition)> =
             probed.iter().map(|p| self.partitions.get(p)).collect::<Option<_>>()?;
-        Some(top_k(partitions.into_iter().flat_map(|(chunks, partition)| partition.scores(chunks, query)), k))
+        // Each chunk once, whatever partitions (crafted ones) list it again.
+        let mut seen = std::collections::HashSet::new();
+        let scores = partitions.into_iter().flat_map(|(chunks, partition)| partition.scores(chunks, query));
+        Some(top_k(scores.filter(|hit| seen.insert(hit.id)), k))
     }
 
     fn run_of(&self, chunk: ChunkId) -> Option<u32> {
@@ -448,13 +442,35 @@ fn check(lexicon: &Lexicon) -> Result<Copies, String> {
     Copies::from_originals(chunks, lexicon.copies.iter().cloned()).ok_or_else(|| "its copied passages disagree".into())
 }
 
-/// Postings back from their gaps; `None` when one lies beyond `chunks`.
+/// Postings as (gap from the previous text, term frequency).
+fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
+    to_gaps(postings.iter().map(|posting| posting.doc)).zip(postings.iter().map(|posting| posting.tf)).collect()
+}
+
+/// Postings back from their gaps; `None` when they are out of order or one lies beyond `chunks`.
 fn postings(gaps: Vec<(u32, u32)>, chunks: usize) -> Option<Vec<Posting>> {
-    let mut doc = 0u32;
-    gaps.into_iter()
-        .map(|(gap, tf)| {
-            doc = doc.checked_add(gap)?;
-            ((doc as usize) < chunks).then_some(Posting { doc, tf })
-        })
-        .collect()
+    let docs = from_gaps(gaps.iter().map(|&(gap, _)| gap), chunks)?;
+    Some(docs.into_iter().zip(gaps).map(|(doc, (_, tf))| Posting { doc, tf }).collect())
+}
+
+/// Ascending ids as gaps from the one before (the first from 0): small numbers, which postcard writes in a
+/// byte or two.
+fn to_gaps(ids: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
+    let mut previous = 0;
+    ids.map(move |id| id - std::mem::replace(&mut previous, id))
+}
+
+/// Ids back from their gaps; `None` unless each is below `bound` and above the one before.
+fn from_gaps(gaps: impl Iterator<Item = u32>, bound: usize) -> Option<Vec<u32>> {
+    let mut id: Option<u32> = None;
+    gaps.map(|gap| {
+        let next = match id {
+            None => gap,
+            Some(_) if gap == 0 => return None,
+            Some(previous) => previous.checked_add(gap)?,
+        };
+        id = Some(next);
+        ((next as usize) < bound).then_some(next)
+    })
+    .collect()
 }

@@ -831,7 +831,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     await waitReady(lostPage);
     const byMeaning = await search(lostPage, "What is a type with no size at all?");
     assert.match(byMeaning[0].label, /Exotically Sized Types/, JSON.stringify(byMeaning));
-    assert.match(await lostPage.textContent("#from-fragments"), /^Found by their words and meaning/);
+    assert.match(await lostPage.textContent("#from-fragments"), /^Found in the site's index fragments \(by their words and meaning/);
     assert.match(await lostPage.textContent("#answer-timing"), /\(zsum\)/);
     assert.ok(lostFetched.some((f) => f.endsWith("/corpus/fragments/vectors/centroids.bin")), lostFetched.join(" "));
     assert.ok(lostFetched.some((f) => /\/corpus\/fragments\/vectors\/[0-9a-f]{3}\.bin$/.test(f)), lostFetched.join(" "));
@@ -947,6 +947,55 @@ test("quire site publishes a folder as a static site that opens its index from a
   // The page's module and the index's lexicon: a few megabytes, not the engine's module and the model (over 25 MB).
   const first = Number(/the first answer, by words, comes after ([\d.]+) MB of it/.exec(printed)?.[1]);
   assert.ok(first > 0.5 && first < 5, printed);
+});
+
+test("a site published again in the same folder answers from its new index, whatever the browser's cache kept of the old one's fragments", async () => {
+  const work = await mkdtemp(join(tmpdir(), "quire-redeploy-"));
+  const nomicon = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/nomicon");
+  const publish = async (chapters) => {
+    const docs = await mkdtemp(join(work, "docs-"));
+    for (const chapter of chapters) await writeFile(join(docs, chapter), await readFile(join(nomicon, chapter)));
+    execFileSync(QUIRE, ["site", docs, "-o", join(work, "site"), "--app", DIST], { stdio: "ignore" });
+  };
+  await publish(["send-and-sync.html", "ownership.html"]);
+  // Fragments kept an hour by the browser's cache, as a CDN's headers may say; no service worker, which would
+  // open the whole snapshot it keeps instead of the fragments. The second visit's whole snapshot is held back,
+  // so that it answers from the fragments.
+  let release;
+  const held = new Promise((done) => { release = done; });
+  let holding = false;
+  const host = await serveDist(join(work, "site"), {
+    missing: (path) => path.endsWith("/sw.js"),
+    headers: (path) => (path.includes("/corpus/fragments/") ? { "cache-control": "max-age=3600" } : {}),
+    hold: (path) => (holding && path.endsWith("/corpus/index.quire") ? held : null),
+  });
+  const question = "What is a zero-sized type?";
+  try {
+    const first = await browser.context.newPage();
+    await first.goto(host.url);
+    await waitReady(first);
+    await search(first, question);
+    await first.close();
+    await publish(["exotic-sizes.html", "leaking.html"]);
+    holding = true;
+    const second = await browser.context.newPage();
+    const fetched = [];
+    second.on("request", (request) => fetched.push(new URL(request.url()).pathname));
+    await second.goto(host.url);
+    await waitReady(second);
+    const found = await search(second, question);
+    assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
+    assert.match(await second.textContent("#from-fragments"), /^Found in the site's index fragments \(by their words and meaning/);
+    assert.match(await second.textContent("#stats-line"), /^2 documents/);
+    // The centroids the cache kept belong to the first index: refused, and fetched again from the server.
+    assert.equal(fetched.filter((path) => path.endsWith("/vectors/centroids.bin")).length, 2, fetched.join(" "));
+    assert.equal(await second.$("#notice"), null);
+    await second.close();
+  } finally {
+    release();
+    await host.close();
+    await rm(work, { recursive: true, force: true });
+  }
 });
 
 test("a link opens an index of the same site by its path, and refuses one elsewhere", async () => {

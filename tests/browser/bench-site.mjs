@@ -88,6 +88,9 @@ async function visit(host, questions) {
     // The question answered by words is asked again by meaning once the model has loaded: measured questions
     // start after that answer, with the next question.
     await page.waitForFunction(() => document.querySelector("#by-words") === null, null, { timeout: 900_000 });
+    // What answering a first question by meaning took of the index's fragments in all: the lexicon, the
+    // centroids, and the first question's buckets, partitions and text runs.
+    cold.by_meaning = { answered_s: (Date.now() - began) / 1000, fragments_mb_in_all: megabytes(host.fragmentsSent()) };
     for (const question of questions.slice("first_answer_ms" in byWords ? 1 : 0)) {
       before = host.sent();
       const fragmentsBefore = host.fragmentsSent();

@@ -18,7 +18,7 @@ export const DIST = resolve(import.meta.dirname, "../../dist");
 /// sends the headers that make the page cross-origin isolated (what onnxruntime-web's threads need); `hold`
 /// may return a promise for a path, and that file is sent once it settles (a slow download, held at will:
 /// Chromium's request interception does not see the requests of workers); a path `missing` says is a 404.
-export async function serveDist(root = DIST, { mounts = {}, isolated = false, hold = () => null, missing = () => false } = {}) {
+export async function serveDist(root = DIST, { mounts = {}, isolated = false, hold = () => null, missing = () => false, headers: extra = () => ({}) } = {}) {
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://127.0.0.1").pathname);
     await hold(path);
@@ -26,7 +26,7 @@ export async function serveDist(root = DIST, { mounts = {}, isolated = false, ho
     const [prefix, base] = Object.entries(mounts).find(([prefix]) => path.startsWith(prefix)) ?? ["/", root];
     const file = normalize(join(base, path.slice(prefix.length - 1).endsWith("/") ? path.slice(prefix.length - 1) + "index.html" : path.slice(prefix.length - 1)));
     if (!file.startsWith(base)) { response.writeHead(403).end(); return; }
-    const headers = isolated ? { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" } : {};
+    const headers = { ...(isolated ? { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" } : {}), ...extra(path) };
     try {
       const body = await readFile(file);
       response.writeHead(200, { ...headers, "content-type": MIME[extname(file)] ?? "application/octet-stream" }).end(body);

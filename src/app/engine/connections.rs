@@ -85,6 +85,11 @@ pub async fn start(kind: Kind, listener: Listener) -> Result<(), String> {
     launch(&CURRENT, kind, listener).await
 }
 
+/// Whether a full engine runs, coming up or taken over.
+pub fn full_engine_runs() -> bool {
+    NEXT.with_borrow(Option::is_some) || current_kind() == Some(Kind::Full)
+}
+
 /// How many times an engine was started: a step that spans awaits checks it did not change meanwhile.
 pub fn starts() -> u32 {
     STARTS.get()

@@ -10,7 +10,7 @@ use crate::app::browser;
 use crate::app::protocol::{Answer, IndexState};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::over_fragments::{self, Ranked};
-use crate::store::fragments::{CENTROIDS, Fragment, FragmentedIndex, LEXICON};
+use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON};
 
 use super::answers::{Shown, answer_shown};
 use super::with_engine;
@@ -25,19 +25,10 @@ pub(super) struct Fragments {
 /// says which in an error.
 pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<IndexState, String> {
     let lexicon_url = format!("{folder}/{LEXICON}");
-    let centroids_url = format!("{folder}/{CENTROIDS}");
-    let (lexicon, centroids) = match by_meaning {
-        true => {
-            let (lexicon, centroids) =
-                futures_util::join!(browser::fetch_bytes(&lexicon_url), browser::fetch_bytes(&centroids_url));
-            (lexicon?, Some(centroids?))
-        }
-        false => (browser::fetch_bytes(&lexicon_url).await?, None),
-    };
-    let mut index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {lexicon_url}: {e}"))?;
-    if let Some(centroids) = centroids {
-        index.add(Fragment::Centroids, &centroids).map_err(|e| format!("{name}: {centroids_url}: {e}"))?;
-    }
+    // The lexicon names the index every other part must belong to: never a copy the browser's cache kept
+    // from an earlier version of the site.
+    let lexicon = browser::fetch_bytes_revalidated(&lexicon_url).await?;
+    let index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {lexicon_url}: {e}"))?;
     let state = IndexState {
         summary: index.summary().clone(),
         documents: index.documents().to_vec(),
@@ -48,6 +39,9 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
         engine.preview = None;
         engine.fragments = Some(Fragments { index, folder: folder.to_string() });
     })?;
+    if by_meaning {
+        fetch_missing(|_| vec![Fragment::Centroids]).await.map_err(|e| format!("{name}: {e}"))?;
+    }
     Ok(state)
 }
 
@@ -70,14 +64,15 @@ pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
 /// vector embedded by `embedder`.
 pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
+    // Without centroids of the model loaded (another model's index) the fragments answer by words alone.
     let model = with_fragments(|index| Ok(index.model().cloned()))?;
-    if model.as_ref().is_some_and(|model| model != embedder.identity()) {
-        return Err("the site's index was embedded by another model than the one loaded".into());
+    if model.as_ref() != Some(embedder.identity()) {
+        let by_words = query(text, k).await?;
+        return Ok(Answer { model_loading: false, whole_index_loading: true, ..by_words });
     }
     let vector = super::answers::embed_one(embedder, text)?;
-    // The centroids came with the lexicon: the buckets and the partitions are known at once.
+    // The centroids were fetched when the index was opened: the buckets and the partitions are known at once.
     fetch_missing(|index| [index.missing_for_query(text), index.missing_for_meaning(&vector)].concat()).await?;
-    fetch_missing(|index| index.missing_for_meaning(&vector)).await?;
     let ranked = with_fragments(|index| Ok(over_fragments::rank_by_meaning(index, text, &vector, k)))?
         .ok_or("the question could not be looked up: its fragments were replaced meanwhile")?;
     let answer = finish(ranked, started).await?;
@@ -115,11 +110,23 @@ async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) 
     let urls: Vec<String> = wanted.iter().map(|fragment| format!("{folder}/{}", fragment.path())).collect();
     let fetched = join_all(urls.iter().map(|url| browser::fetch_bytes(url))).await;
     for ((fragment, url), bytes) in wanted.into_iter().zip(&urls).zip(fetched) {
-        let bytes = bytes?;
-        with_engine(|engine| match &mut engine.fragments {
-            Some(fragments) => fragments.index.add(fragment, &bytes).map_err(|e| format!("{url}: {e}")),
-            None => Err("the index was replaced meanwhile".to_string()),
-        })??;
+        take_in(fragment, bytes?, url).await?;
     }
     Ok(())
+}
+
+/// Takes `bytes` of `fragment` into the index held; a part of another index (a copy the browser's cache
+/// kept from an earlier version of the site) is fetched again, confirmed with the server.
+async fn take_in(fragment: Fragment, bytes: Vec<u8>, url: &str) -> Result<(), String> {
+    let add = |bytes: &[u8]| {
+        with_engine(|engine| match &mut engine.fragments {
+            Some(fragments) => Ok(fragments.index.add(fragment, bytes)),
+            None => Err("the index was replaced meanwhile".to_string()),
+        })?
+    };
+    let added = match add(&bytes)? {
+        Err(FragmentError::OtherIndex) => add(&browser::fetch_bytes_revalidated(url).await?)?,
+        added => added,
+    };
+    added.map_err(|e| format!("{url}: {e}"))
 }

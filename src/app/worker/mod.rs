@@ -42,7 +42,8 @@ struct Engine {
     /// Never exported or saved.
     preview: Option<Preview>,
     pool: Option<Pool>,
-    /// The index by its fragments on the site, for the engine by words (`fragments`); `index` is `None` then.
+    /// The index by its fragments on the site, until its whole snapshot has loaded (`fragments`); `index` is
+    /// `None` then.
     fragments: Option<fragments::Fragments>,
     /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
     /// the same dataset (other methods, other cut-offs) embeds nothing.

@@ -87,7 +87,11 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
             indexing::add_node_vectors().await
         }
         Request::Query { text, method, k } => match model::loaded() {
-            Some(embedder) if fragments::opened() => fragments::query_by_meaning(&embedder, &text, k).await,
+            Some(embedder) if fragments::opened() => match fragments::query_by_meaning(&embedder, &text, k).await {
+                // The whole index opened while the question was looked up in the fragments.
+                Err(_) if with_index(|_, _| Ok(())).is_ok() => answers::query(&embedder, &text, &method.method(), k),
+                answered => answered,
+            },
             None if fragments::opened() => fragments::query(&text, k).await,
             Some(embedder) => answers::query(&embedder, &text, &method.method(), k),
             None => answers::query_by_words(&text, k),

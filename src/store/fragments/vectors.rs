@@ -15,7 +15,6 @@ use crate::corpus::ChunkId;
 use crate::embed::ModelIdentity;
 use crate::index::vectors::dot;
 use crate::index::{Hit, QuantizedVectors, top_k};
-use crate::store::IndexedCorpus;
 
 /// The centroids' file name, inside the folder of the fragments.
 pub const CENTROIDS: &str = "vectors/centroids.bin";
@@ -25,6 +24,8 @@ pub const PROBED_VECTORS: usize = 2048;
 /// Rounds of k-means, and how many vectors per centroid it learns from; the rest are only assigned.
 const ROUNDS: usize = 6;
 const SAMPLE_PER_CENTROID: usize = 16;
+/// How many times its share of vectors a partition may hold before it is split.
+const OVERSIZE: usize = 4;
 
 /// Every partition's centroid, and the model the vectors came from.
 #[derive(Serialize, Deserialize)]
@@ -43,10 +44,14 @@ pub(super) struct Partition {
     pub vectors: QuantizedVectors,
 }
 
-/// The centroids and partitions of `index`'s chunk vectors, partitions of about `partition_bytes` each.
-pub(super) fn partition(index: &IndexedCorpus, partition_bytes: usize) -> (Centroids, Vec<Partition>) {
-    let store = index.embeddings().vectors();
-    let rows = &index.rows().chunks;
+/// The centroids and partitions of the chunk vectors `rows` of `store` (`model`'s, each chunk's row),
+/// partitions of about `partition_bytes` each.
+pub(super) fn partition(
+    store: &QuantizedVectors,
+    rows: &[u32],
+    model: &ModelIdentity,
+    partition_bytes: usize,
+) -> (Centroids, Vec<Partition>) {
     let dimension = store.dimension();
     let vector_bytes = dimension + 4 + 2;
     let wanted = (rows.len() * vector_bytes).div_ceil(partition_bytes.max(vector_bytes)).max(1);
@@ -59,16 +64,22 @@ pub(super) fn partition(index: &IndexedCorpus, partition_bytes: usize) -> (Centr
     let mut centroids = QuantizedVectors::new(dimension);
     let mut sizes = Vec::new();
     let mut partitions = Vec::new();
-    for (centre, chunks) in centres.iter().zip(members).filter(|(_, chunks)| !chunks.is_empty()) {
-        centroids.push(centre).expect("a centroid has the vectors' dimension");
-        sizes.push(chunks.len() as u32);
-        let mut vectors = QuantizedVectors::new(dimension);
-        for &chunk in &chunks {
-            vectors.push_codes(store, rows[chunk as usize]);
+    // A cluster far larger than the rest (many copies of one text) is split into partitions of the same
+    // centroid, so that no file a question fetches is much larger than the others.
+    let largest = (partition_bytes / vector_bytes).max(1) * OVERSIZE;
+    for (centre, members) in centres.iter().zip(members) {
+        for chunks in members.chunks(largest) {
+            centroids.push(centre).expect("a centroid has the vectors' dimension");
+            sizes.push(chunks.len() as u32);
+            let mut vectors = QuantizedVectors::new(dimension);
+            for &chunk in chunks {
+                vectors.push_codes(store, rows[chunk as usize]);
+            }
+            let chunks = super::to_gaps(chunks.iter().copied()).collect();
+            partitions.push(Partition { partition: partitions.len() as u32, chunks, vectors });
         }
-        partitions.push(Partition { partition: partitions.len() as u32, chunks: gaps(&chunks), vectors });
     }
-    (Centroids { model: index.model().clone(), centroids, sizes }, partitions)
+    (Centroids { model: model.clone(), centroids, sizes }, partitions)
 }
 
 /// Spherical k-means: `k` unit centroids, learned from an evenly spread sample of `points`.
@@ -98,12 +109,6 @@ fn k_means(points: &[Vec<f32>], k: usize) -> Vec<Vec<f32>> {
 fn nearest(centres: &[Vec<f32>], point: &[f32]) -> usize {
     let scored = centres.iter().enumerate().map(|(i, centre)| Hit { id: i as u32, score: dot(point, centre) });
     top_k(scored, 1).first().map_or(0, |hit| hit.id as usize)
-}
-
-/// Ascending chunk ids as gaps: small numbers, which postcard writes in a byte or two.
-fn gaps(chunks: &[ChunkId]) -> Vec<u32> {
-    let mut previous = 0;
-    chunks.iter().map(|&chunk| chunk - std::mem::replace(&mut previous, chunk)).collect()
 }
 
 impl Centroids {
@@ -155,18 +160,70 @@ impl Partition {
         {
             return Err(format!("partition {} of {} chunks", self.partition, self.chunks.len()));
         }
-        let mut chunk = 0u32;
-        self.chunks
-            .iter()
-            .map(|&gap| {
-                chunk = chunk.checked_add(gap).filter(|&c| (c as usize) < chunks).ok_or("a chunk beyond the index")?;
-                Ok(chunk)
-            })
-            .collect()
+        super::from_gaps(self.chunks.iter().copied(), chunks)
+            .ok_or_else(|| "chunks out of order or beyond the index".into())
     }
 
     /// Each of the partition's chunks scored against `query`, as the whole index scores it.
     pub fn scores<'a>(&'a self, chunks: &'a [ChunkId], query: &'a [f32]) -> impl Iterator<Item = Hit> + 'a {
         chunks.iter().enumerate().map(|(row, &id)| Hit { id, score: self.vectors.dot(query, row as u32) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> ModelIdentity {
+        ModelIdentity { name: "test".into(), model_hash: "m".into(), tokenizer_hash: "t".into(), dimension: 8, max_tokens: 128 }
+    }
+
+    fn store(vectors: &[Vec<f32>]) -> QuantizedVectors {
+        let mut store = QuantizedVectors::new(8);
+        vectors.iter().for_each(|v| _ = store.push(v).unwrap());
+        store
+    }
+
+    fn unit(seed: u32) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..8u32).map(|d| ((seed * 31 + d * 17) % 23) as f32 - 11.0).collect();
+        crate::embed::normalize(&mut v);
+        v
+    }
+
+    /// Three hundred copies of one text and thirty others: the copies' cluster is split, so that no
+    /// partition holds more than four times its share.
+    #[test]
+    fn a_cluster_of_many_copies_is_split_into_partitions_of_bounded_size() {
+        let vectors: Vec<Vec<f32>> = (0..330).map(|i| if i < 300 { unit(1) } else { unit(i) }).collect();
+        let rows: Vec<u32> = (0..330).collect();
+        let bytes = 10 * (8 + 4 + 2);
+        let (centroids, partitions) = partition(&store(&vectors), &rows, &model(), bytes);
+        centroids.check(330).unwrap();
+        assert!(centroids.sizes.iter().all(|&size| size as usize <= 10 * OVERSIZE), "{:?}", centroids.sizes);
+        let mut found: Vec<u32> = Vec::new();
+        for (number, partition) in partitions.iter().enumerate() {
+            found.extend(partition.chunks(&centroids, number as u32, 330).unwrap());
+        }
+        found.sort_unstable();
+        assert_eq!(found, rows, "every chunk in exactly one partition");
+    }
+
+    /// A partition that lists a chunk twice, or out of order, or sizes that do not add up to the index, is
+    /// refused; a question of another dimension scores without panicking.
+    #[test]
+    fn crafted_but_well_formed_partitions_are_refused() {
+        let vectors: Vec<Vec<f32>> = (0..40).map(unit).collect();
+        let rows: Vec<u32> = (0..40).collect();
+        let (centroids, mut partitions) = partition(&store(&vectors), &rows, &model(), 10 * 14);
+        assert!(centroids.check(41).is_err());
+        let first = &mut partitions[0];
+        let size = first.chunks.len();
+        first.chunks = std::iter::once(3).chain(std::iter::repeat_n(0, size - 1)).collect();
+        assert!(first.chunks(&centroids, 0, 40).is_err(), "a chunk listed twice");
+        first.chunks = std::iter::repeat_n(u32::MAX, size).collect();
+        assert!(first.chunks(&centroids, 0, 40).is_err(), "chunks beyond the index");
+        let ids: Vec<u32> = (0..size as u32).collect();
+        let _ = first.scores(&ids, &[1.0; 3]).count();
+        assert!(!centroids.probed(&[1.0; 3], 10).is_empty(), "a question of another dimension scans something");
     }
 }
