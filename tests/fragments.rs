@@ -65,20 +65,10 @@ fn answer(
     question: &str,
     documents: usize,
 ) -> ((Vec<DocumentHit>, Trace), Vec<String>) {
-    let mut fetched = Vec::new();
-    let mut fetch = |fragmented: &mut FragmentedIndex, wanted: Vec<Fragment>| {
-        for fragment in wanted {
-            fragmented.add(fragment, &files[&fragment.path()]).unwrap();
-            fetched.push(fragment.path());
-        }
-    };
-    fetch(fragmented, fragmented.missing_for_query(question));
-    let ranked = over_fragments::rank_by_words(fragmented, question, documents).expect("its buckets were fetched");
-    fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks()));
-    (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
+    answer_with(fragmented, files, question, documents, None)
 }
 
-/// As [`answer`], by meaning: the buckets, the centroids and the partitions, the ranking, then the runs.
+/// As [`answer`], by meaning, as the full engine does: the centroids and the partitions too.
 fn answer_by_meaning(
     fragmented: &mut FragmentedIndex,
     files: &HashMap<String, Vec<u8>>,
@@ -86,6 +76,16 @@ fn answer_by_meaning(
     documents: usize,
 ) -> ((Vec<DocumentHit>, Trace), Vec<String>) {
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    answer_with(fragmented, files, question, documents, Some(&vector))
+}
+
+fn answer_with(
+    fragmented: &mut FragmentedIndex,
+    files: &HashMap<String, Vec<u8>>,
+    question: &str,
+    documents: usize,
+    vector: Option<&[f32]>,
+) -> ((Vec<DocumentHit>, Trace), Vec<String>) {
     let mut fetched = Vec::new();
     let mut fetch = |fragmented: &mut FragmentedIndex, wanted: Vec<Fragment>| {
         for fragment in wanted {
@@ -94,9 +94,16 @@ fn answer_by_meaning(
         }
     };
     fetch(fragmented, fragmented.missing_for_query(question));
-    fetch(fragmented, fragmented.missing_for_meaning(&vector));
-    fetch(fragmented, fragmented.missing_for_meaning(&vector));
-    let ranked = over_fragments::rank_by_meaning(fragmented, question, &vector, documents).expect("all fetched");
+    if let Some(vector) = vector {
+        // The centroids, then the partitions they point to.
+        fetch(fragmented, fragmented.missing_for_meaning(vector));
+        fetch(fragmented, fragmented.missing_for_meaning(vector));
+    }
+    let ranked = match vector {
+        Some(vector) => over_fragments::rank_by_meaning(fragmented, question, vector, documents),
+        None => over_fragments::rank_by_words(fragmented, question, documents),
+    }
+    .expect("its buckets, centroids and partitions were fetched");
     fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks()));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }

@@ -175,7 +175,13 @@ mod tests {
     use super::*;
 
     fn model() -> ModelIdentity {
-        ModelIdentity { name: "test".into(), model_hash: "m".into(), tokenizer_hash: "t".into(), dimension: 8, max_tokens: 128 }
+        ModelIdentity {
+            name: "test".into(),
+            model_hash: "m".into(),
+            tokenizer_hash: "t".into(),
+            dimension: 8,
+            max_tokens: 128,
+        }
     }
 
     fn store(vectors: &[Vec<f32>]) -> QuantizedVectors {
