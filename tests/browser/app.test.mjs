@@ -753,7 +753,9 @@ test("the page's module links neither the embedder, the parsers nor learned fusi
   const built = await readdir(DIST);
   const page = await functionNames(built.find((f) => /^quire-page-.*_bg\.wasm$/.test(f)));
   const engine = await functionNames(built.find((f) => /^quire-engine-.*_bg\.wasm$/.test(f)));
-  for (const linked of ["tract_core", "tokenizers::", "pdf_extract::", "html5ever::", "ZipArchive", "candle_nn::"]) {
+  // The zip crate's reader (DOCX, ODT, EPUB) by its module path: the linker inlines `ZipArchive`'s own
+  // functions differently from build to build, and the page's module names `zip::result::ZipError` alone.
+  for (const linked of ["tract_core", "tokenizers::", "pdf_extract::", "html5ever::", "zip::read::", "candle_nn::"]) {
     assert.ok(!page.names.includes(linked), `the page's module links ${linked}`);
     assert.ok(engine.names.includes(linked), `the engine's module lacks ${linked}`);
   }
