@@ -171,20 +171,26 @@ pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
         return None;
     }
     OPENS_SENT.set(sent + 1);
-    let reply = connections::call(To::Full, Request::Open { name: snapshot, bytes }).await;
-    Some(reply.and_then(|reply| match reply {
-        Reply::Opened(state) => Ok(state),
-        _ => Err(Failure::Refused("the engine answered another request".into())),
-    }))
-}
-
-async fn call(request: Request) -> Result<Reply, Failure> {
-    connections::call(To::Current, request).await
+    Some(call_to_for(To::Full, Request::Open { name: snapshot, bytes }, opened_state).await)
 }
 
 /// The reply `pick` expects of `request`.
 async fn call_for<T>(request: Request, pick: impl FnOnce(Reply) -> Option<T>) -> Result<T, Failure> {
-    pick(call(request).await?).ok_or_else(|| Failure::Refused("the engine answered another request".into()))
+    call_to_for(To::Current, request, pick).await
+}
+
+/// As [`call_for`], of the engine `to`.
+async fn call_to_for<T>(to: To, request: Request, pick: impl FnOnce(Reply) -> Option<T>) -> Result<T, Failure> {
+    pick(connections::call(to, request).await?)
+        .ok_or_else(|| Failure::Refused("the engine answered another request".into()))
+}
+
+/// The state of the index an `Open` or `OpenFragments` opened.
+fn opened_state(reply: Reply) -> Option<IndexState> {
+    match reply {
+        Reply::Opened(state) => Some(state),
+        _ => None,
+    }
 }
 
 /// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
@@ -193,11 +199,7 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     let by_words = (current_kind() == Some(Kind::ByWords))
         .then(|| OpenedByWords::Bytes { name: name.to_string(), bytes: bytes.clone() });
     OPENS_SENT.set(OPENS_SENT.get() + 1);
-    let opened = call_for(Request::Open { name: name.into(), bytes }, |reply| match reply {
-        Reply::Opened(state) => Some(state),
-        _ => None,
-    })
-    .await;
+    let opened = call_for(Request::Open { name: name.into(), bytes }, opened_state).await;
     if opened.is_ok() {
         OPENED_BY_WORDS.set(by_words);
         OPENED_COUNT.set(OPENED_COUNT.get() + 1);
@@ -210,11 +212,7 @@ pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
 pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, Failure> {
     let request = Request::OpenFragments { name: snapshot.into(), folder: folder.into() };
     OPENS_SENT.set(OPENS_SENT.get() + 1);
-    let opened = call_for(request, |reply| match reply {
-        Reply::Opened(state) => Some(state),
-        _ => None,
-    })
-    .await;
+    let opened = call_for(request, opened_state).await;
     if opened.is_ok() {
         OPENED_BY_WORDS.set(Some(OpenedByWords::Fragments { folder: folder.into(), snapshot: snapshot.into() }));
         OPENED_COUNT.set(OPENED_COUNT.get() + 1);

@@ -353,7 +353,7 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
     let median = |kind: &str| {
         let mut sizes: Vec<f64> = fragments
             .iter()
-            .filter(|f| f.starts_with(&format!("{FRAGMENTS}/{kind}")))
+            .filter(|f| f.starts_with(&format!("{FRAGMENTS}/{kind}")) && !f.ends_with(CENTROIDS))
             .map(|f| compressed_sizes(output, f)[1])
             .collect();
         sizes.sort_by(f64::total_cmp);

@@ -11,7 +11,7 @@
 //! blake3 of its snapshot) | blake3 of the payload (32 bytes) | payload (postcard), and names its own part:
 //! a file a cache kept from an earlier site, another index's file, or a damaged one is refused, never mixed
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
-//! the fragments is the whole index's to the bit (`retrieve::by_words` tests it).
+//! the fragments is the whole index's to the bit (`tests/fragments.rs` tests it).
 
 mod vectors;
 
@@ -131,8 +131,7 @@ struct TextRun {
 }
 
 /// The lexicon, each term bucket and text run, the centroids and each partition of the vectors of `index`,
-/// by path inside their folder. `snapshot` is
-/// the index's snapshot, whose hash ties every file to it.
+/// by path inside their folder. `snapshot` is the index's snapshot, whose hash ties every file to it.
 pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec<(String, Vec<u8>)>, FragmentError> {
     let id = index_id(snapshot);
     let corpus = index.corpus();

@@ -793,6 +793,22 @@ test("any static server serves the build, and after a first visit the app opens 
   }
 });
 
+/// Serves `site` with every path `missing` names answered 404, and runs `visit` on a page opened at it, with
+/// the paths the page and its workers requested.
+async function visitWithout(site, missing, visit) {
+  const host = await serveDist(site, { missing });
+  const page = await browser.context.newPage();
+  const fetched = [];
+  page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
+  try {
+    await page.goto(host.url);
+    await visit(page, fetched);
+  } finally {
+    await page.close();
+    await host.close();
+  }
+}
+
 test("quire site publishes a folder as a static site that opens its index from a folder of its host, answers its sample question, and works offline without leaving its origin", async () => {
   const work = await mkdtemp(join(tmpdir(), "quire-site-"));
   const nomicon = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/nomicon");
@@ -820,12 +836,7 @@ test("quire site publishes a folder as a static site that opens its index from a
   assert.ok(!listing.includes("snapshots/planets.quire"), "the demos are published too");
   // A host that lost the whole snapshot: the page answers by words from the fragments, then, once the model
   // has loaded, by words and meaning from them (their centroids and partitions), and says why not more.
-  const lost = await serveDist(site, { missing: (path) => path.endsWith("/corpus/index.quire") });
-  const lostPage = await browser.context.newPage();
-  const lostFetched = [];
-  lostPage.on("request", (request) => lostFetched.push(new URL(request.url()).pathname));
-  try {
-    await lostPage.goto(lost.url);
+  await visitWithout(site, (path) => path.endsWith("/corpus/index.quire"), async (lostPage, lostFetched) => {
     await lostPage.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
     const found = await search(lostPage, "What is a zero-sized type?");
     assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
@@ -837,31 +848,19 @@ test("quire site publishes a folder as a static site that opens its index from a
     assert.match(await lostPage.textContent("#answer-timing"), /\(zsum\)/);
     assert.ok(lostFetched.some((f) => f.endsWith("/corpus/fragments/vectors/centroids.bin")), lostFetched.join(" "));
     assert.ok(lostFetched.some((f) => /\/corpus\/fragments\/vectors\/[0-9a-f]{3}\.bin$/.test(f)), lostFetched.join(" "));
-  } finally {
-    await lostPage.close();
-    await lost.close();
-  }
+  });
 
   // A host that lacks the fragments (a partial upload): the page opens the whole snapshot instead.
-  const unsplit = await serveDist(site, { missing: (path) => path.includes("/corpus/fragments/") });
-  const unsplitPage = await browser.context.newPage();
-  try {
-    await unsplitPage.goto(unsplit.url);
+  await visitWithout(site, (path) => path.includes("/corpus/fragments/"), async (unsplitPage) => {
     await waitReady(unsplitPage);
     assert.match(await unsplitPage.textContent("#stats-line"), /^4 documents/);
     const found = await search(unsplitPage, "What is a zero-sized type?");
     assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
-  } finally {
-    await unsplitPage.close();
-    await unsplit.close();
-  }
+  });
 
   // A site published before fragments held vectors: the engine by words answers from the lexicon, and the
   // full engine, which cannot open the fragments by meaning, opens the whole snapshot instead.
-  const older = await serveDist(site, { missing: (path) => path.includes("/corpus/fragments/vectors/") });
-  const olderPage = await browser.context.newPage();
-  try {
-    await olderPage.goto(older.url);
+  await visitWithout(site, (path) => path.includes("/corpus/fragments/vectors/"), async (olderPage) => {
     await olderPage.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
     await search(olderPage, "What is a zero-sized type?");
     await waitReady(olderPage);
@@ -870,10 +869,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     assert.match(found[0].label, /Exotically Sized Types/, JSON.stringify(found));
     assert.equal(await olderPage.$("#from-fragments"), null, "answered from the whole index");
     assert.equal(await olderPage.$("#notice"), null);
-  } finally {
-    await olderPage.close();
-    await older.close();
-  }
+  });
 
   // Served from a folder of the host, not its root, as a course page or an object store would.
   const served = await pythonServer(work);

@@ -89,7 +89,7 @@ pub(super) async fn handle(request: Request) -> Result<Reply, String> {
         Request::Query { text, method, k } => match model::loaded() {
             Some(embedder) if fragments::opened() => match fragments::query_by_meaning(&embedder, &text, k).await {
                 // The whole index opened while the question was looked up in the fragments.
-                Err(_) if with_index(|_, _| Ok(())).is_ok() => answers::query(&embedder, &text, &method.method(), k),
+                Err(_) if !fragments::opened() => answers::query(&embedder, &text, &method.method(), k),
                 answered => answered,
             },
             None if fragments::opened() => fragments::query(&text, k).await,
