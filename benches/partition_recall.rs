@@ -6,9 +6,9 @@
 //! (docs/QUALITY.md, "Partitioned vectors", lists the snapshots and questions measured.)
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::eval::dataset;
 use quire::index::{VectorIndex, VectorIndexKind};
 use quire::store::IndexedCorpus;
 use quire::store::fragments::{self, Fragment, FragmentedIndex, LEXICON, Sizes};
@@ -81,15 +81,8 @@ fn main() {
 
 /// The `text` of every line of a BEIR queries file, gzipped or not.
 fn read_questions(path: &str) -> Vec<String> {
-    let raw = std::fs::read(path).expect("the questions can be read");
-    let mut text = String::new();
-    if path.ends_with(".gz") {
-        flate2::read::GzDecoder::new(raw.as_slice()).read_to_string(&mut text).expect("gzip");
-    } else {
-        text = String::from_utf8(raw).expect("UTF-8");
-    }
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter_map(|query| query["text"].as_str().map(str::to_string))
-        .collect()
+    let bytes = std::fs::read(path).expect("the questions can be read");
+    let bytes = dataset::file_bytes(path, bytes).expect("a readable queries file");
+    let text = String::from_utf8(bytes).expect("UTF-8");
+    dataset::parse_queries(path, &text).expect("a BEIR queries file").into_iter().map(|query| query.text).collect()
 }

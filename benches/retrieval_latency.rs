@@ -4,7 +4,6 @@
 //! (methods default to every retriever, then rrf-all, zsum-all and learned). First it times the index-time
 //! build of seed 004's chunk graph and communities over the snapshot's corpus.
 
-use std::io::Read;
 use std::time::Instant;
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
@@ -82,12 +81,8 @@ fn time_chunk_graph(index: &quire::store::IndexedCorpus) {
 /// The `text` of the first [`QUESTIONS`] lines of a BEIR queries file.
 fn read_questions(path: &str) -> Vec<String> {
     let bytes = std::fs::read(path).expect("the queries file reads");
-    let mut text = String::new();
-    if path.ends_with(".gz") {
-        flate2::read::GzDecoder::new(bytes.as_slice()).read_to_string(&mut text).expect("gzip");
-    } else {
-        text = String::from_utf8(bytes).expect("UTF-8");
-    }
+    let bytes = quire::eval::dataset::file_bytes(path, bytes).expect("a readable queries file");
+    let text = String::from_utf8(bytes).expect("UTF-8");
     let queries = quire::eval::dataset::parse_queries(path, &text).expect("a BEIR queries file");
     queries.into_iter().take(QUESTIONS).map(|q| q.text).collect()
 }
