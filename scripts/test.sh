@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, the hostile
-# inputs through the CLI, learned
-# fusion's inference and the matrix kernel in wasm32, the trec_eval cross-check of the evaluation metrics, the release wasm build (with
-# the demo indexes the CLI builds, scripts/build_demos.sh), and the headless-Chromium tests against that build;
-# then the embedder comparison's page against a build with the measuring mode, checking both embedders agree,
-# and that the profilers (embedding, a question) and the HNSW benchmark page still run.
+# inputs through the CLI, the trec_eval cross-check of the evaluation metrics, the release wasm build (with the
+# demo indexes the CLI builds, scripts/build_demos.sh), learned fusion's inference and the matrix kernel in
+# wasm32, and the headless-Chromium tests against that build. The benchmark pages' checks need a second build
+# with the measuring mode and are a command of their own: scripts/test_bench_pages.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -21,24 +20,15 @@ cargo test --locked
 echo "== hostile inputs (scripts/hostile_inputs.py): every case's outcome; limits that catch a hang or a runaway,"
 echo "   not a slow machine (docs/RELIABILITY.md has the release build's figures)"
 python3 scripts/hostile_inputs.py "$CARGO_TARGET_DIR/debug/quire" --seconds 240 --megabytes 3072
-echo "== wasm32 (Node): learned fusion's inference against the natively recorded scores; Quire's matrix kernel"
-echo "   against tract's own, and the embedder against the natively recorded embeddings"
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --locked --target wasm32-unknown-unknown --test fusion_inference --test wasm_kernel
 echo "== metrics against trec_eval"
 "${QUIRE_VENV:-$HOME/.cache/quire/venv}/bin/python" scripts/check_trec_eval.py "$CARGO_TARGET_DIR/debug/quire" tests/fixtures/scifact-subset
 echo "== wasm build"
 trunk build --release
-echo "== wasm build with the measuring mode, for the embedder comparison"
-trunk build --release --features bench --dist dist-bench
+echo "== wasm32 (Node): learned fusion's inference against the natively recorded scores; Quire's matrix kernel"
+echo "   against tract's own, and the embedder against the natively recorded embeddings (the release profile,"
+echo "   whose dependencies the wasm build has compiled)"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --locked --release --target wasm32-unknown-unknown --test wasm_parity
 echo "== browser tests"
 cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
-echo "== Quire's embedder and onnxruntime-web agree (the benchmark page runs; no timing checked)"
-node compare.mjs 4 1 --check
-echo "== the embedding pool, with the engine worker embedding too, gives every text the engine worker's vector"
-node bench.mjs 40 1 32 1 --check
-echo "== the profilers and the HNSW benchmark page still run (small sizes; no timing checked)"
-node profile-embed.mjs 4 > /dev/null
-node profile-query.mjs --questions 3 > /dev/null
-node bench-hnsw.mjs 2000 | tail -1 | grep -q '^| 2000 |'

@@ -1,11 +1,11 @@
 //! The shipped fusion network gives the same scores natively and in wasm32: both builds compare its scores
 //! for fixed inputs with the ones recorded natively in `tests/data/fusion_scores.json` (re-record with
-//! `QUIRE_BLESS=1 cargo test --test fusion_inference`). The wasm32 run: `scripts/test.sh`, under
+//! `QUIRE_BLESS=1 cargo test --test wasm_parity`). The wasm32 run: `scripts/test.sh`, under
 //! wasm-bindgen-test-runner in Node.
 
 use quire::retrieve::FusionModel;
 
-const RECORDED: &str = include_str!("data/fusion_scores.json");
+const RECORDED: &str = include_str!("../data/fusion_scores.json");
 
 /// Deterministic standardised scores spread over [-1, 1.33], one row per candidate, no two rows alike.
 fn fixed_inputs(columns: usize) -> Vec<Vec<f32>> {

@@ -6,7 +6,7 @@
 //!   kernel run on the tile's two column halves (both multiply then add, in the same order).
 //! - The pinned model embeds fixed texts in wasm32 as it does natively (cosine ≥ 0.9999 with the vectors
 //!   recorded by the native build in `tests/data/embeddings.json`; re-record with
-//!   `QUIRE_BLESS=1 cargo test --test wasm_kernel`), and tract ran Quire's kernel to do it.
+//!   `QUIRE_BLESS=1 cargo test --test wasm_parity`), and tract ran Quire's kernel to do it.
 
 const TEXTS: [&str; 3] = [
     "Which planet has the shortest day?",
@@ -18,7 +18,7 @@ const TEXTS: [&str; 3] = [
      dominates, and a learned network may weigh them.",
 ];
 
-const RECORDED: &str = include_str!("data/embeddings.json");
+const RECORDED: &str = include_str!("../data/embeddings.json");
 
 /// The lowest cosine between each vector and its recorded counterpart.
 fn agreement(vectors: &[Vec<f32>]) -> f32 {
@@ -32,16 +32,13 @@ fn agreement(vectors: &[Vec<f32>]) -> f32 {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn native_embeddings_are_the_recorded_ones() {
-    let vectors = quire::embed::TextEmbedder::embed(common::embedder(), &TEXTS).expect("embeds");
+    let vectors = quire::embed::TextEmbedder::embed(crate::common::embedder(), &TEXTS).expect("embeds");
     if std::env::var_os("QUIRE_BLESS").is_some() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/embeddings.json");
         std::fs::write(path, serde_json::to_string(&vectors).unwrap()).unwrap();
     }
     assert!(agreement(&vectors) >= 0.99999, "{}", agreement(&vectors));
 }
-
-#[cfg(not(target_arch = "wasm32"))]
-mod common;
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm {
