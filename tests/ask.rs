@@ -140,7 +140,10 @@ fn a_stream_that_stalls_or_never_ends_is_stopped() {
             "{provider}: {stderr}"
         );
         assert!(stdout.starts_with("The documents"), "what came before the stall is shown: {stdout}");
-        assert!(started.elapsed().as_secs_f64() < 4.5, "given up on after the timeout, not after the stall");
+        // The server stalls for 20 s; the CLI's own start and search before the call take seconds on a busy
+        // machine (4.5 s was once exceeded in CI), so only a wait for the stall's end fails this.
+        let seconds = started.elapsed().as_secs_f64();
+        assert!(seconds < 15.0, "given up on after {seconds:.1} s: after the stall, not the 1 s timeout");
         let (ok, stdout, stderr) = ask("endless", provider, &[], &[]);
         assert!(!ok && stderr.contains("the answer was cut off at 100000 characters"), "{provider}: {stderr}");
         assert!(stdout.len() <= 100_100, "no more than the budget is printed: {} bytes", stdout.len());

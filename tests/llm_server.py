@@ -7,7 +7,7 @@ given. The first path segment picks a behaviour, so one server serves every case
   /auth/...          401 unless `Authorization: Bearer test-key`
   /slow/...          one word every 0.4 s                /broken/...    a malformed line mid-stream
   /truncated/...     stops before the end of the answer  /hostile/...   an answer full of HTML and script
-  /silent/...        waits 3 s before answering at all   /stall/...     two words, then nothing for 5 s
+  /silent/...        waits 3 s before answering at all   /stall/...     two words, then nothing for 20 s
   /endless/...       the answer's words over and over, until the client hangs up
 
 The answer to Quire's LLM-assisted retrieval prompts is as deterministic: the graph traverser gets the listed
@@ -163,7 +163,7 @@ class Handler(BaseHTTPRequestHandler):
             words = itertools.cycle(words)
         for index, word in enumerate(words):
             if mode == "stall" and index == 2:
-                time.sleep(5)
+                time.sleep(20)
             if mode == "endless" and self.wfile.closed:
                 return
             if mode == "broken" and index == 2:
