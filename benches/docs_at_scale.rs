@@ -13,11 +13,12 @@
 //! carries the model's identity, so the app embeds questions with the same model.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use quire::corpus::{self, SourceFile};
+use quire::corpus::{self, Document, SourceFile};
 use quire::embed::{EmbedError, MiniLmEmbedder, ModelIdentity, TextEmbedder};
-use quire::store::{IndexSettings, Vectors, plan_index};
+use quire::store::{IndexBuilder, IndexSettings, Vectors, plan_index};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--bench")).collect();
@@ -30,23 +31,10 @@ fn main() {
     let embedder = MiniLmEmbedder::from_dir(&models).expect("the model loads (bash models/fetch.sh)");
     let started = Instant::now();
     let files = documentation_files();
-    let mut report = corpus::ingest(&files, &IndexSettings::default().corpus);
+    let report = corpus::ingest(&files, &IndexSettings::default().corpus);
     drop(files);
     println!("{} documents read in {:.0} s", report.documents.len(), started.elapsed().as_secs_f64());
-    let settings = IndexSettings::default();
-    let identity = embedder.identity().clone();
-    let mut builder = loop {
-        let builder =
-            plan_index(report.documents.clone(), None, &embedder, identity.clone(), settings.clone(), Vectors::Chunks)
-                .expect("documents to index");
-        let found = builder.corpus().chunks.len();
-        if found <= chunks + chunks / 50 {
-            break builder;
-        }
-        // Documents average the same chunks at any prefix of a shuffled order, near enough: cut in proportion.
-        let keep = (report.documents.len() * chunks / found).max(1);
-        report.documents.truncate(if keep < report.documents.len() { keep } else { report.documents.len() - 1 });
-    };
+    let mut builder = plan_about(report.documents, chunks, &embedder);
     println!(
         "{} documents, {} chunks, {} texts to embed",
         builder.corpus().documents.len(),
@@ -56,7 +44,19 @@ fn main() {
     let started = Instant::now();
     let prefixes = FirstWords { embedder: &embedder, words };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    builder.embed_all_parallel(&prefixes, threads, &|_| {}).expect("the texts embed");
+    let (total, done, shown) = (builder.to_embed(), AtomicUsize::new(0), AtomicUsize::new(0));
+    let progress = |batch: usize| {
+        let done = done.fetch_add(batch, Ordering::Relaxed) + batch;
+        let percent = done * 100 / total.max(1);
+        if shown.fetch_max(percent, Ordering::Relaxed) < percent && percent % 5 == 0 {
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "  embedded {done} of {total} ({percent} %) in {seconds:.0} s, {:.0} texts/s",
+                done as f64 / seconds
+            );
+        }
+    };
+    builder.embed_all_parallel(&prefixes, threads, &progress).expect("the texts embed");
     println!("embedded in {:.0} s", started.elapsed().as_secs_f64());
     let started = Instant::now();
     let index = builder.finish();
@@ -70,23 +70,44 @@ fn main() {
     );
 }
 
+/// The index plan of a prefix of `documents` holding about `chunks` chunks (within 2 %, or all of them).
+/// Documents average about the same chunks at any prefix of a shuffled order, so the prefix is first sized
+/// from a sample's average and then corrected in proportion; planning all 33k documents to count them would
+/// take most of half an hour on two cores.
+fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &MiniLmEmbedder) -> IndexBuilder {
+    const SAMPLE: usize = 500;
+    let plan = |documents: &[Document]| {
+        let identity = embedder.identity().clone();
+        plan_index(documents.to_vec(), None, embedder, identity, IndexSettings::default(), Vectors::Chunks)
+            .expect("documents to index")
+    };
+    let sample = plan(&documents[..SAMPLE.min(documents.len())]);
+    let per_document = sample.corpus().chunks.len() as f64 / sample.corpus().documents.len().max(1) as f64;
+    let mut keep = ((chunks as f64 / per_document.max(1e-3)) as usize).clamp(1, documents.len());
+    loop {
+        let builder = plan(&documents[..keep]);
+        let found = builder.corpus().chunks.len();
+        let close = found.abs_diff(chunks) <= chunks / 50;
+        let resized = ((keep as f64 * chunks as f64 / found.max(1) as f64) as usize).clamp(1, documents.len());
+        if close || resized == keep {
+            return builder;
+        }
+        keep = resized;
+        println!("  {found} chunks from a plan of {} documents; planning {keep}", builder.corpus().documents.len());
+    }
+}
+
 /// Every HTML file of the toolchain's documentation, in the order of its path's hash.
 fn documentation_files() -> Vec<SourceFile> {
     let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().expect("rustc runs");
     let root =
         PathBuf::from(String::from_utf8(sysroot.stdout).expect("a UTF-8 path").trim()).join("share/doc/rust/html");
-    let mut paths = Vec::new();
-    let mut folders = vec![root.clone()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())).flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "html") {
-                paths.push(path);
-            }
-        }
-    }
+    let mut paths: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .map(|entry| entry.unwrap_or_else(|e| panic!("{}: {e}", root.display())))
+        .filter(|entry| entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "html"))
+        .map(walkdir::DirEntry::into_path)
+        .collect();
     paths.sort_by_cached_key(|path| *blake3::hash(path.as_os_str().as_encoded_bytes()).as_bytes());
     paths
         .iter()
