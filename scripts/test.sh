@@ -4,15 +4,7 @@
 # demo indexes the CLI builds, scripts/build_demos.sh), learned fusion's inference and the matrix kernel in
 # wasm32, and the headless-Chromium tests against that build. The benchmark pages' checks need a second build
 # with the measuring mode and are a command of their own: scripts/test_bench_pages.sh.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/quire/target}"
-export CARGO_TERM_COLOR=never
-# The CLI's compiled-in model folder names the checkout that compiled it, and the build cache is shared.
-export QUIRE_MODEL_DIR="${QUIRE_MODEL_DIR:-$root/models}"
-
-bash scripts/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== formatting"
 cargo fmt --check
 echo "== native tests"

@@ -4,14 +4,7 @@
 # onnxruntime-web, the embedding pool against the engine worker's vectors, and the profilers and the HNSW page
 # at small sizes. No timing is checked. Not part of the test command: the second build costs CI about a
 # quarter of an hour on two cores, and the product's own build is what the test command checks.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/quire/target}"
-export CARGO_TERM_COLOR=never
-export QUIRE_MODEL_DIR="${QUIRE_MODEL_DIR:-$root/models}"
-
-bash scripts/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== wasm build with the measuring mode"
 trunk build --release --features bench --dist dist-bench
 cd tests/browser
