@@ -48,7 +48,7 @@ fn main() {
     let progress = |batch: usize| {
         let done = done.fetch_add(batch, Ordering::Relaxed) + batch;
         let percent = done * 100 / total.max(1);
-        if shown.fetch_max(percent, Ordering::Relaxed) < percent && percent % 5 == 0 {
+        if shown.fetch_max(percent / 5, Ordering::Relaxed) < percent / 5 {
             let seconds = started.elapsed().as_secs_f64();
             println!(
                 "  embedded {done} of {total} ({percent} %) in {seconds:.0} s, {:.0} texts/s",
@@ -70,10 +70,12 @@ fn main() {
     );
 }
 
-/// The index plan of a prefix of `documents` holding about `chunks` chunks (within 2 %, or all of them).
-/// Documents average about the same chunks at any prefix of a shuffled order, so the prefix is first sized
-/// from a sample's average and then corrected in proportion; planning all 33k documents to count them would
-/// take most of half an hour on two cores.
+/// The index plan of a prefix of `documents` holding about `chunks` chunks: within 2 %, or else one of the
+/// two prefixes either side of that count, one document apart. Documents average about the same chunks at
+/// any prefix of a shuffled order, so the prefix is first sized from a sample's average and then searched:
+/// a proportional guess kept inside the bounds found so far, since one document can hold hundreds of chunks
+/// and proportion alone can swing between two prefixes forever (it did at 1,000 chunks). Planning all 33k
+/// documents to count them would take most of half an hour on two cores.
 fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &MiniLmEmbedder) -> IndexBuilder {
     const SAMPLE: usize = 500;
     let plan = |documents: &[Document]| {
@@ -84,16 +86,26 @@ fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &MiniLmEmbedder
     let sample = plan(&documents[..SAMPLE.min(documents.len())]);
     let per_document = sample.corpus().chunks.len() as f64 / sample.corpus().documents.len().max(1) as f64;
     let mut keep = ((chunks as f64 / per_document.max(1e-3)) as usize).clamp(1, documents.len());
+    // Prefix lengths known to give too few chunks (`under`) and too many (`over`).
+    let (mut under, mut over) = (0, documents.len() + 1);
     loop {
         let builder = plan(&documents[..keep]);
         let found = builder.corpus().chunks.len();
-        let close = found.abs_diff(chunks) <= chunks / 50;
-        let resized = ((keep as f64 * chunks as f64 / found.max(1) as f64) as usize).clamp(1, documents.len());
-        if close || resized == keep {
+        if found.abs_diff(chunks) <= chunks / 50 {
             return builder;
         }
-        keep = resized;
-        println!("  {found} chunks from a plan of {} documents; planning {keep}", builder.corpus().documents.len());
+        if found < chunks {
+            under = keep
+        } else {
+            over = keep
+        }
+        if over - under <= 1 {
+            return builder;
+        }
+        let guess = (keep as f64 * chunks as f64 / found.max(1) as f64) as usize;
+        let next = if guess > under && guess < over { guess } else { under + (over - under) / 2 };
+        println!("  {found} chunks from a plan of {keep} documents; planning {next}");
+        keep = next.min(documents.len());
     }
 }
 
