@@ -105,7 +105,7 @@ fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &MiniLmEmbedder
         let guess = (keep as f64 * chunks as f64 / found.max(1) as f64) as usize;
         let next = if guess > under && guess < over { guess } else { under + (over - under) / 2 };
         println!("  {found} chunks from a plan of {keep} documents; planning {next}");
-        keep = next.min(documents.len());
+        keep = next;
     }
 }
 
