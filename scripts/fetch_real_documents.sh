@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real documents nobody here wrote, for tests/real_documents.rs: documentation shipped in Debian packages
+# Real documents nobody here wrote, for tests/integration/real_documents.rs: documentation shipped in Debian packages
 # (specification and manual PDFs, an HTML manual, Markdown files), fetched from the package archive with
 # `apt-get download` and unpacked into ~/.cache/quire/real-documents; then one of them converted to DOCX, ODT
 # and EPUB by pandoc (from Debian, installed by setup.sh), as an office tool writes them. Licences:

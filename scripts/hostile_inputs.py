@@ -8,7 +8,7 @@ and the bad one named with its reason. A case fails when the outcome differs, wh
 signal, or when it passes the limits (`--seconds`, `--megabytes`: wall time and peak resident memory of the
 CLI and the processes it waited for).
 
-  python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--only NAME,...] [--list]
+  python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--jobs 1] [--only NAME,...] [--list]
   python3 scripts/hostile_inputs.py QUIRE --write DIR NAME   # only make one case's files, to try by hand
 
 Prints a Markdown table (docs/RELIABILITY.md has it, measured with the release build); exits 1 if any case
@@ -22,6 +22,7 @@ import os
 import random
 import shutil
 import signal
+import concurrent.futures
 import subprocess
 import sys
 import tempfile
@@ -573,6 +574,15 @@ def judge(code, text, expect, seconds, peak, limits):
     return problems
 
 
+def report_case(name, what, seconds, peak, problems, text):
+    """Prints a case's row (and a failure's output); returns 1 if it failed."""
+    verdict = "as expected" if not problems else "**" + "; ".join(problems) + "**"
+    print(f"| {name} | {what} | {seconds:.1f} | {peak:.0f} | {verdict} |", flush=True)
+    if problems:
+        print(text[-3000:], file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("quire")
@@ -580,6 +590,8 @@ def main():
     parser.add_argument("--megabytes", type=float, default=1024)
     parser.add_argument("--hang", type=float, default=None, help="kill a case after this long (default: 3 × --seconds)")
     parser.add_argument("--only", default="")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cases run at once (default 1, so that each case's seconds are its own)")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", nargs=2, metavar=("DIR", "NAME"))
     parser.add_argument("--server", default="", help=argparse.SUPPRESS)
@@ -604,15 +616,11 @@ def main():
     port = server.stdout.readline().split()[-1]
     failed = 0
     print("| case | input | seconds | peak MB | outcome |\n|---|---|---|---|---|")
-    for name, what, make in CASES:
-        if only and name not in only:
-            continue
-        seconds, peak, problems, text = run_case(quire, name, make, limits, f"http://127.0.0.1:{port}")
-        verdict = "as expected" if not problems else "**" + "; ".join(problems) + "**"
-        print(f"| {name} | {what} | {seconds:.1f} | {peak:.0f} | {verdict} |", flush=True)
-        if problems:
-            failed += 1
-            print(text[-3000:], file=sys.stderr)
+    chosen = [(name, what, make) for name, what, make in CASES if not only or name in only]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=limits.jobs) as pool:
+        outcomes = pool.map(lambda case: run_case(quire, case[0], case[2], limits, f"http://127.0.0.1:{port}"), chosen)
+        for (name, what, _), outcome in zip(chosen, outcomes):
+            failed += report_case(name, what, *outcome)
     server.stdin.close()
     server.wait()
     print(f"\n{failed} of {len(CASES) if not only else len(only)} cases failed" if failed else "\nevery case as expected")

@@ -5,7 +5,7 @@ its top 5 and dense search does not, in dataset order.
     quire eval datasets/hotpotqa-demo -k 5 --metrics coverage --retrievers dense,join --save /tmp/demo.json
     python3 scripts/pick_demo_questions.py datasets/hotpotqa-demo /tmp/demo.json 8 > datasets/hotpotqa-demo/questions.json
 
-`tests/eval.rs` checks that every question in the file still behaves so.
+`tests/integration/eval.rs` checks that every question in the file still behaves so.
 """
 import gzip
 import json

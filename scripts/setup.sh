@@ -55,5 +55,5 @@ if ! "$venv/bin/python" -c "import pytrec_eval" 2>/dev/null; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytrec-eval-terrier==0.5.11
 fi
 
-# Real documents from Debian packages for tests/real_documents.rs.
+# Real documents from Debian packages for tests/integration/real_documents.rs.
 bash scripts/fetch_real_documents.sh

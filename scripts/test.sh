@@ -11,7 +11,7 @@ echo "== native tests"
 cargo test --locked
 echo "== hostile inputs (scripts/hostile_inputs.py): every case's outcome; limits that catch a hang or a runaway,"
 echo "   not a slow machine (docs/RELIABILITY.md has the release build's figures)"
-python3 scripts/hostile_inputs.py "$CARGO_TARGET_DIR/debug/quire" --seconds 240 --megabytes 3072
+python3 scripts/hostile_inputs.py "$CARGO_TARGET_DIR/debug/quire" --seconds 240 --megabytes 3072 --jobs 2
 echo "== metrics against trec_eval"
 "${QUIRE_VENV:-$HOME/.cache/quire/venv}/bin/python" scripts/check_trec_eval.py "$CARGO_TARGET_DIR/debug/quire" tests/fixtures/scifact-subset
 echo "== wasm build"

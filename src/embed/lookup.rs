@@ -5,7 +5,7 @@
 //! few rows a sequence names: about a tenth of a question's embedding time in the browser
 //! (tests/browser/profile-query.mjs). Looking up the int8 rows and their scales first and dequantising only
 //! those does the same arithmetic on every element that is used, so embeddings do not change by a bit
-//! (tests/embedding_parity.rs). No ONNX tool rewrites a graph in Rust, hence these few lines over tract's
+//! (tests/integration/embedding_parity.rs). No ONNX tool rewrites a graph in Rust, hence these few lines over tract's
 //! own protobuf types.
 
 use std::collections::HashMap;

@@ -11,7 +11,7 @@
 //! blake3 of its snapshot) | blake3 of the payload (32 bytes) | payload (postcard), and names its own part:
 //! a file a cache kept from an earlier site, another index's file, or a damaged one is refused, never mixed
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
-//! the fragments is the whole index's to the bit (`tests/fragments.rs` tests it).
+//! the fragments is the whole index's to the bit (`tests/integration/fragments.rs` tests it).
 
 mod vectors;
 

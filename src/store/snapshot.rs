@@ -7,7 +7,7 @@
 //! the closing [`Vectors`], and holds every node's vectors.
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
-//! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/snapshot.rs`).
+//! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/integration/snapshot.rs`).
 
 use serde::{Deserialize, Serialize};
 

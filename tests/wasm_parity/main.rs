@@ -4,7 +4,7 @@
 //! dependencies the app's build has compiled already) links once.
 
 #[cfg(not(target_arch = "wasm32"))]
-#[path = "../common/mod.rs"]
+#[path = "../integration/common/mod.rs"]
 mod common;
 
 mod fusion_scores;

@@ -1,7 +1,7 @@
 //! Every input format, including empty, binary, malformed and oversized files: clear errors naming the
 //! file, never a panic, and one bad file never loses the others.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use quire::corpus::{self, CorpusSettings, Format, IngestFailure, SourceFile, document::BlockKind};

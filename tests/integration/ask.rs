@@ -2,7 +2,7 @@
 //! stream an answer built from the context they were sent, the sources it cites are marked; a refused key,
 //! an unknown model, a broken or cut stream, a silent server and no server at all are each diagnosed.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};

@@ -3,8 +3,8 @@
 //! checksum so they reach the decoder. Every snapshot that decodes must answer every retriever, walk its graph and re-encode to a
 //! snapshot that decodes again, without a panic.
 
-mod common;
-mod snapshot_support;
+use crate::common;
+use crate::snapshot_support;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! budget cut coarse kinds first, edges only between drawn nodes, and a layout that keeps a page's chunks
 //! near their page.
 
-mod common;
+use crate::common;
 
 use quire::embed::TextEmbedder;
 use quire::graph::overview::{Overview, OverviewKind};

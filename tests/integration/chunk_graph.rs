@@ -3,7 +3,7 @@
 //! harbour and one about cider. The notebook must split into those two communities, each linked to the
 //! page of its own topic, and the community retriever must go from the question to the right community.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

@@ -1,7 +1,7 @@
 //! A document's outline (what the app opens from a result) and vectors embedded elsewhere (what the browser's
 //! embedding workers hand back), on real text through the real embedder.
 
-mod common;
+use crate::common;
 
 use quire::corpus::{self, CorpusSettings};
 use quire::embed::TextEmbedder;

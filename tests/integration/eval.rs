@@ -4,7 +4,7 @@
 //! pipeline computed for these subsets when the fixtures were made. Bad dataset folders get errors naming the
 //! file.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

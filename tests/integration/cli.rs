@@ -1,6 +1,6 @@
 //! The `quire` command line end to end: index a folder (with a bad file in it), stats, query, add, remove.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -2,7 +2,7 @@
 //! unbroken words, dense punctuation and scripts where every character is a word-piece. Counts are
 //! recounted with the real tokenizer, never taken from what the chunker stored.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use quire::corpus::{self, Corpus, CorpusSettings, SourceFile, TokenCounter};

@@ -2,7 +2,7 @@
 //! director, the director's page names her birthplace, the birthplace names its country. Questions whose
 //! answer needs a hop along those links show which retrievers follow them.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

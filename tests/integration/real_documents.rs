@@ -2,7 +2,7 @@
 //! `scripts/fetch_real_documents.sh`; see tests/real-documents/README.md): each file's title and the first
 //! levels of its section tree, as its own table of contents gives them.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! others indexed, duplicates of indexed documents are dropped, a cancel keeps nothing, an update with
 //! nothing in it builds nothing, and removals alone still update; an index being built answers from what it has.
 
-mod common;
+use crate::common;
 
 use futures_executor::block_on;
 use quire::corpus::{IngestError, IngestFailure, SourceFile};

@@ -6,7 +6,7 @@
 //! damaged one or one under another part's name is refused, and no byte of a fragment makes the reader
 //! panic.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -1,7 +1,7 @@
 //! tract inference against reference vectors from onnxruntime (scripts/reference_embeddings.py), and
 //! clear errors for missing or wrong model files.
 
-mod common;
+use crate::common;
 
 use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
 

@@ -1,8 +1,8 @@
 //! Snapshot round trip (flat and HNSW indexes), clear errors for truncated, corrupt, foreign, other-version
 //! and overlong files, refusal of crafted indexes, and the golden file that pins the byte layout.
 
-mod common;
-mod snapshot_support;
+use crate::common;
+use crate::snapshot_support;
 
 use proptest::prelude::*;
 use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
@@ -221,7 +221,7 @@ fn a_chunk_index_over_other_rows_is_refused() {
 
 /// Pins the byte layout: the golden file must decode and re-encode to itself, and was written by this
 /// `FORMAT_VERSION`. After a deliberate layout change, bump `FORMAT_VERSION` in `src/store/snapshot.rs`, then
-/// re-bless: `QUIRE_BLESS=1 cargo test --test snapshot golden` (needs the model in `models/`). Blessing
+/// re-bless: `QUIRE_BLESS=1 cargo test --test integration snapshot::golden` (needs the model in `models/`). Blessing
 /// refuses to overwrite a golden file of the current version whose layout no longer decodes. Not named
 /// `.quire`: `.gitignore` ignores those, and this file must be checked in.
 const GOLDEN: &str = "tests/fixtures/golden-snapshot.bin";
@@ -284,7 +284,7 @@ fn golden_snapshot_pins_the_layout() {
     assert_eq!(
         format_version(&golden),
         FORMAT_VERSION,
-        "FORMAT_VERSION changed: re-bless {GOLDEN} (QUIRE_BLESS=1 cargo test --test snapshot golden)"
+        "FORMAT_VERSION changed: re-bless {GOLDEN} (QUIRE_BLESS=1 cargo test --test integration snapshot::golden)"
     );
     if let Err(problem) = round_trips(&golden) {
         panic!(

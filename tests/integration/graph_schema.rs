@@ -1,7 +1,7 @@
 //! The knowledge-graph schema of seed 000 §3.1 on a small fixture whose every node and edge is counted by
 //! hand below.
 
-mod common;
+use crate::common;
 
 use quire::corpus::{self, Corpus, CorpusSettings, RelationSource, SourceFile};
 use quire::graph::{EdgeKind, KnowledgeGraph, NodeRef};

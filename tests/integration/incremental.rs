@@ -1,7 +1,7 @@
 //! Re-indexing after adding or removing documents embeds only texts that were not embedded before, and
 //! gives the same index as building from scratch.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 
