@@ -367,3 +367,51 @@ fn site_publishes_an_index_with_the_app_and_replaces_only_a_site() {
     assert!(text(&out.stderr).contains("lesson.yaml: step 1: unknown retriever `telepathy`"), "{}", text(&out.stderr));
     assert!(site.join("handout.html").exists(), "a refused lesson left the site as it was");
 }
+
+/// Every file under `dir`, as its path inside it and its bytes.
+fn files_under(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let name = entry.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(entry.path()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_site_that_fails_partway_through_writing_leaves_the_published_one_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = fake_app(dir.path());
+    let site = dir.path().join("site");
+    let snapshot = common::root().join("tests/fixtures/golden-snapshot.bin");
+    let publish = || {
+        quire(&[
+            "site",
+            "--snapshot",
+            snapshot.to_str().unwrap(),
+            "-o",
+            site.to_str().unwrap(),
+            "--app",
+            app.to_str().unwrap(),
+        ])
+    };
+    let out = publish();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let published = files_under(&site);
+    assert!(published.contains_key("quire.js.gz"), "{:?}", published.keys());
+
+    // The app now holds a folder where the site writes quire.js's compressed copy: the run fails after it
+    // has written the files before it.
+    std::fs::create_dir(app.join("quire.js.gz")).unwrap();
+    std::fs::write(app.join("quire.js.gz/notes.txt"), "in the way").unwrap();
+    let out = publish();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("quire.js.gz"), "{}", text(&out.stderr));
+    assert!(files_under(&site) == published, "the published site changed");
+    for left in ["site.partial", "site.old"] {
+        assert!(!dir.path().join(left).exists(), "{left} was left behind");
+    }
+}

@@ -3,7 +3,6 @@
 //! checksum so they reach the decoder. Every snapshot that decodes must answer every retriever, walk its graph and re-encode to a
 //! snapshot that decodes again, without a panic.
 
-use crate::common;
 use crate::snapshot_support;
 
 use std::ops::Range;
