@@ -15,6 +15,7 @@ Prints a Markdown table (docs/RELIABILITY.md has it, measured with the release b
 failed. The test command runs it with the debug build and limits that catch a hang, not a slow machine.
 """
 import argparse
+import concurrent.futures
 import gzip
 import io
 import json
@@ -22,7 +23,6 @@ import os
 import random
 import shutil
 import signal
-import concurrent.futures
 import subprocess
 import sys
 import tempfile
