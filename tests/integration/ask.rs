@@ -33,11 +33,7 @@ fn snapshot() -> &'static std::path::Path {
     static SNAPSHOT: OnceLock<std::path::PathBuf> = OnceLock::new();
     SNAPSHOT.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
-        let docs = dir.join("docs");
-        std::fs::create_dir(&docs).unwrap();
-        for file in common::demo_files() {
-            std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
-        }
+        let docs = common::write_demo_folder(&dir);
         let out = quire(&["index", docs.to_str().unwrap(), "-o", dir.join("demo.quire").to_str().unwrap()], &[]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         dir.join("demo.quire")

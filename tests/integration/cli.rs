@@ -19,11 +19,7 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn index_stats_query_add_remove() {
     let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    for file in common::demo_files() {
-        std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
-    }
+    let docs = common::write_demo_folder(dir.path());
     // A PNG's first bytes under a .csv name. (`FF FE …` would be a UTF-16 file, and is read as one.)
     std::fs::write(docs.join("broken.csv"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     std::fs::write(docs.join("notes.bin"), [1, 2, 3]).unwrap();
@@ -266,11 +262,7 @@ fn fake_app(dir: &std::path::Path) -> std::path::PathBuf {
 #[test]
 fn site_publishes_an_index_with_the_app_and_replaces_only_a_site() {
     let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    for file in common::demo_files() {
-        std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
-    }
+    let docs = common::write_demo_folder(dir.path());
     let app = fake_app(dir.path());
     let questions = dir.path().join("questions.txt");
     std::fs::write(&questions, "Who walked on the Moon first?\n\nHow big is Jupiter?\n").unwrap();

@@ -42,6 +42,16 @@ pub fn demo_files() -> Vec<SourceFile> {
         .collect()
 }
 
+/// The demo corpus written as files into a new folder `docs` under `dir`; returns that folder.
+pub fn write_demo_folder(dir: &Path) -> PathBuf {
+    let docs = dir.join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for file in demo_files() {
+        std::fs::write(docs.join(&file.path), &file.bytes).unwrap();
+    }
+    docs
+}
+
 /// `files` (name, text) parsed, embedded and indexed with `settings`; every file must parse.
 pub fn index_files(files: &[(&str, &str)], settings: IndexSettings) -> IndexedCorpus {
     let files: Vec<SourceFile> = files.iter().map(|(name, text)| SourceFile::new(name, *text)).collect();
