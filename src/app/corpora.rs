@@ -36,21 +36,8 @@ pub async fn fetch_extras(corpus: &PublishedCorpus) -> Result<(Vec<SampleQuestio
     Ok((questions, lesson))
 }
 
-/// The index the page's address names (`?index=`), as a corpus to open; an error when it names a file
-/// outside this site.
-pub fn linked_index() -> Option<Result<PublishedCorpus, String>> {
-    let asked = browser::query_parameter("index")?;
-    Some(match published::inside_the_build(&asked) {
-        Some(path) => Ok(PublishedCorpus {
-            key: "linked".into(),
-            title: path.into(),
-            snapshot: path.into(),
-            fragments: None,
-            questions: None,
-            lesson: None,
-        }),
-        None => Err(format!(
-            "?index={asked}: the page opens only an index of its own site, named by a path such as corpus/notes.quire"
-        )),
-    })
+/// The index the page's address names (`?index=`), as a corpus to open: the one of `published` at that
+/// path, with its sample questions, else that file alone; an error when it names a file outside this site.
+pub fn linked_index(published: &[PublishedCorpus]) -> Option<Result<PublishedCorpus, String>> {
+    Some(published::linked(published, &browser::query_parameter("index")?))
 }

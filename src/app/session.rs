@@ -482,22 +482,23 @@ impl IndexSession {
     /// else the first corpus the build publishes. A saved index that cannot be opened is left in place (a
     /// change replaces it, Forget removes it) and the published corpus opens.
     async fn open_first_index(self) {
-        let published = corpora::fetch_published().await;
-        let first = match published {
+        let published = match corpora::fetch_published().await {
             Ok(published) => {
                 self.title.set(published.title.clone());
                 if let Some(title) = &published.title {
                     browser::set_document_title(&format!("{title} · Quire"));
                 }
                 self.published.set(published.corpora.clone());
-                published.corpora.into_iter().next()
+                published.corpora
             }
             Err(reason) => {
                 self.notice.set(Some(reason));
-                None
+                Vec::new()
             }
         };
-        match corpora::linked_index() {
+        let linked = corpora::linked_index(&published);
+        let first = published.into_iter().next();
+        match linked {
             Some(Ok(linked)) if self.open_linked(linked.clone()).await => {
                 return self.usage.set(storage::usage().await);
             }

@@ -64,6 +64,26 @@ impl Published {
     }
 }
 
+/// The corpus a page's link names by its snapshot's path (`?index=`): the one `published` lists at that
+/// path, with its title, sample questions, lesson and fragments, else that file alone; `Err` with the reason
+/// for a path outside the build.
+pub fn linked(published: &[PublishedCorpus], asked: &str) -> Result<PublishedCorpus, String> {
+    let Some(path) = inside_the_build(asked) else {
+        return Err(format!(
+            "?index={asked}: the page opens only an index of its own site, named by a path such as corpus/notes.quire"
+        ));
+    };
+    let listed = published.iter().find(|corpus| inside_the_build(&corpus.snapshot) == Some(path));
+    Ok(listed.cloned().unwrap_or_else(|| PublishedCorpus {
+        key: "linked".into(),
+        title: path.into(),
+        snapshot: path.into(),
+        fragments: None,
+        questions: None,
+        lesson: None,
+    }))
+}
+
 /// `path` when it names a file of this build, relative to the page: no scheme, host, parent folder or
 /// query. The page fetches only these, so a link's `?index=` cannot make it read another origin's file
 /// (the Content-Security-Policy would refuse that too; this says why in words).
@@ -174,6 +194,21 @@ mod tests {
         assert_eq!(published.corpora[0].questions.as_deref(), Some("snapshots/planets-questions.json"));
         let written = serde_json::to_vec(&published).unwrap();
         assert_eq!(Published::from_json(&written).unwrap(), published);
+    }
+
+    /// A link to the site's own corpus opens it with its questions, lesson and fragments, however the path
+    /// is spelled; a link to another file of the site opens that file alone; one outside is refused.
+    #[test]
+    fn a_link_to_a_listed_corpus_keeps_its_questions() {
+        let listed = br#"{"corpora": [{"key": "site", "title": "Notes", "snapshot": "corpus/index.quire",
+            "fragments": "corpus/fragments", "questions": "corpus/questions.json", "lesson": "corpus/lesson.json"}]}"#;
+        let published = Published::from_json(listed).unwrap();
+        for asked in ["corpus/index.quire", "./corpus/index.quire"] {
+            assert_eq!(linked(&published.corpora, asked).unwrap(), published.corpora[0], "{asked}");
+        }
+        let other = linked(&published.corpora, "corpus/older.quire").unwrap();
+        assert_eq!((other.snapshot.as_str(), other.questions, other.fragments), ("corpus/older.quire", None, None));
+        assert!(linked(&published.corpora, "../index.quire").unwrap_err().contains("its own site"));
     }
 
     #[test]

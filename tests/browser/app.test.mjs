@@ -1001,6 +1001,10 @@ test("a link opens an index of the same site by its path, and refuses one elsewh
   await page.goto(`${server.url}?index=snapshots/multihop.quire`);
   await waitReady(page);
   assert.match(await page.textContent("#stats-line"), /^400 documents/);
+  // The build lists that index as a corpus: its sample questions come with it.
+  const samples = await page.$$eval("#samples .sample", (items) => items.map((b) => b.textContent));
+  assert.equal(samples.length, 8, samples.join(" | "));
+  assert.match(samples[0], /woman who portrayed Corliss Archer/);
   await page.goto(`${server.url}?index=https://elsewhere.example/notes.quire`);
   await waitReady(page);
   assert.match(await page.textContent("#notice"), /opens only an index of its own site/);
