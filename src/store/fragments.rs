@@ -13,6 +13,7 @@
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
 //! the fragments is the whole index's to the bit (`tests/integration/fragments.rs` tests it).
 
+mod nibbles;
 mod vectors;
 
 use std::collections::HashMap;
@@ -31,7 +32,7 @@ use vectors::{Centroids, Partition};
 /// The lexicon's file name, inside the folder of the fragments.
 pub const LEXICON: &str = "lexicon.bin";
 const MAGIC: &[u8; 8] = b"QUIREFRG";
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
 const MAX_BUCKETS: usize = 4096;
 
@@ -46,9 +47,10 @@ pub struct Sizes {
 impl Default for Sizes {
     /// A question of five terms fetches five buckets of about 8 kB; ten results fetch at most ten runs of
     /// about 4 kB, and fewer when a document's chunks lie together; a question by meaning scans partitions
-    /// of about 16 kB (docs/BENCHMARKS.md measures them).
+    /// of about 8 kB, whose centroids describe their chunks more closely than 16 kB ones do for the same
+    /// bytes scanned (docs/QUALITY.md measures the recall, docs/BENCHMARKS.md the bytes).
     fn default() -> Self {
-        Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024, partition_bytes: 16 * 1024 }
+        Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024, partition_bytes: 8 * 1024 }
     }
 }
 

@@ -10,6 +10,7 @@
 // Each question also reports the bytes of the index's fragments it fetched and whether it was answered from
 // them (by words and meaning, while the whole index loads) or from the whole index.
 //   trunk build --release && cargo build --release && node tests/browser/bench-site.mjs INDEX.quire... [--questions N]
+//     [--queries QUERIES.jsonl[.gz]]   (BEIR queries, the first N asked; SciFact's by default)
 // A folder instead of an index is served as it is (a site published before, or changed by hand).
 import { createServer } from "node:http";
 import { execFileSync } from "node:child_process";
@@ -25,7 +26,8 @@ const BYTES_PER_SECOND = 10e6 / 8;
 const LATENCY_MS = 40;
 const SLICE = 16 * 1024;
 const argument = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
-const targets = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--questions");
+const OPTIONS = ["--questions", "--queries"];
+const targets = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !OPTIONS.includes(all[i - 1]));
 const questionCount = Number(argument("--questions", "11"));
 const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json" };
 
@@ -111,8 +113,9 @@ async function visit(host, questions) {
   }
 }
 
-const queries = gunzipSync(await readFile(resolve(import.meta.dirname, "../../datasets/scifact/queries.jsonl.gz")))
-  .toString().trim().split("\n").slice(0, questionCount).map((line) => JSON.parse(line).text);
+const queriesFile = argument("--queries", resolve(import.meta.dirname, "../../datasets/scifact/queries.jsonl.gz"));
+const queriesBytes = await readFile(queriesFile);
+const queries = (queriesFile.endsWith(".gz") ? gunzipSync(queriesBytes) : queriesBytes).toString().trim().split("\n").slice(0, questionCount).map((line) => JSON.parse(line).text);
 for (const target of targets) {
   const published = (await stat(target)).isDirectory();
   const work = published ? null : await mkdtemp(join(tmpdir(), "quire-site-bench-"));

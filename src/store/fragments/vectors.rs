@@ -1,8 +1,8 @@
 //! The chunks' vectors of an index split for a static host, partitioned as an inverted file (IVF): the
 //! vectors are clustered by spherical k-means, and each cluster's chunks and their int8 codes lie in one
-//! *partition* file. A question's vector is scored against the *centroids* (one small file, fetched once),
-//! and the partitions of the nearest centroids are fetched and scanned until [`PROBED_VECTORS`] vectors are
-//! scored. The codes are the whole index's own (int8, one scale per vector, scored asymmetrically against
+//! *partition* file. A question's vector is scored against the *centroids* (one file of 4-bit codes,
+//! `nibbles`, fetched once), and the partitions of the nearest centroids are fetched and scanned until
+//! [`PROBED_VECTORS`] vectors are scored. The partitions' codes are the whole index's own (int8, one scale per vector, scored asymmetrically against
 //! the f32 question), so a chunk found scores as the whole index scores it: what the partitions cost is the
 //! chunks they miss, measured as recall@10 against exact search (docs/QUALITY.md).
 //!
@@ -15,6 +15,8 @@ use crate::corpus::ChunkId;
 use crate::embed::ModelIdentity;
 use crate::index::vectors::dot;
 use crate::index::{Hit, QuantizedVectors, top_k};
+
+use super::nibbles::NibbleVectors;
 
 /// The centroids' file name, inside the folder of the fragments.
 pub const CENTROIDS: &str = "vectors/centroids.bin";
@@ -31,7 +33,7 @@ const OVERSIZE: usize = 4;
 #[derive(Serialize, Deserialize)]
 pub(super) struct Centroids {
     pub model: ModelIdentity,
-    pub centroids: QuantizedVectors,
+    pub centroids: NibbleVectors,
     /// Each partition's count of chunks.
     pub sizes: Vec<u32>,
 }
@@ -61,7 +63,7 @@ pub(super) fn partition(
     for (chunk, point) in points.iter().enumerate() {
         members[nearest(&centres, point)].push(chunk as ChunkId);
     }
-    let mut centroids = QuantizedVectors::new(dimension);
+    let mut centroids = NibbleVectors::new(dimension);
     let mut sizes = Vec::new();
     let mut partitions = Vec::new();
     // A cluster far larger than the rest (many copies of one text) is split into partitions of the same
@@ -69,7 +71,7 @@ pub(super) fn partition(
     let largest = (partition_bytes / vector_bytes).max(1) * OVERSIZE;
     for (centre, members) in centres.iter().zip(members) {
         for chunks in members.chunks(largest) {
-            centroids.push(centre).expect("a centroid has the vectors' dimension");
+            centroids.push(centre);
             sizes.push(chunks.len() as u32);
             let mut vectors = QuantizedVectors::new(dimension);
             for &chunk in chunks {
@@ -133,7 +135,7 @@ impl Centroids {
 
     /// The partitions to scan for `query`: the nearest centroids' first, until `budget` vectors.
     pub fn probed(&self, query: &[f32], budget: usize) -> Vec<u32> {
-        let scored = (0..self.centroids.len() as u32).map(|id| Hit { id, score: self.centroids.dot(query, id) });
+        let scored = (0u32..).zip(self.centroids.dots(query)).map(|(id, score)| Hit { id, score });
         let mut scanned = 0;
         top_k(scored, self.centroids.len())
             .into_iter()
