@@ -2,9 +2,10 @@
 //! vectors are clustered by spherical k-means, and each cluster's chunks and their int8 codes lie in one
 //! *partition* file. A question's vector is scored against the *centroids* (one file of 4-bit codes,
 //! `nibbles`, fetched once), and the partitions of the nearest centroids are fetched and scanned until
-//! [`PROBED_VECTORS`] vectors are scored. The partitions' codes are the whole index's own (int8, one scale per vector, scored asymmetrically against
-//! the f32 question), so a chunk found scores as the whole index scores it: what the partitions cost is the
-//! chunks they miss, measured as recall@10 against exact search (docs/QUALITY.md).
+//! [`PROBED_VECTORS`] vectors are scored. The partitions' codes are the whole index's own (int8, one scale
+//! per vector, scored asymmetrically against the f32 question), so a chunk found scores as the whole index
+//! scores it: what the partitions cost is the chunks they miss, measured as recall@10 against exact search
+//! (docs/QUALITY.md).
 //!
 //! K-means is written here rather than taken from a crate: the clustering crates for Rust bring ndarray
 //! and linfa, or need a nightly compiler, for some forty lines over the vectors' own dot product.
