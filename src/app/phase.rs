@@ -11,8 +11,9 @@ pub enum Phase {
     /// The engine worker is starting; its model's download comes as progress.
     Starting,
     OpeningPublished,
-    /// An index is open and questions are answered by words (BM25) while the embedding model loads, its
-    /// download as last reported; or, when it could not be loaded, by words only, with the reason.
+    /// An index is open and questions are answered by words (`Method::Words`; BM25 over a site's fragments)
+    /// while the embedding model loads, its download as last reported; or, when it could not be loaded, by
+    /// words only, with the reason.
     AnsweringByWords(Result<Option<Progress>, String>),
     /// A long step in the engine, as it last reported.
     Working(Progress),

@@ -266,7 +266,8 @@ pub struct Answer {
     /// Those waiting documents that BM25 ranks for the question and `rows` does not hold, each at its best
     /// chunk, in BM25's order: a method that reads vectors ranks them below every embedded document.
     pub found_by_words: Vec<ResultRow>,
-    /// Answered by BM25 alone because the embedding model was still loading; asked again once it has.
+    /// Answered by words alone (`Method::Words`, or BM25 over a site's fragments) because the embedding model
+    /// was still loading; asked again once it has.
     pub model_loading: bool,
     /// Answered from the index's fragments on its site, by the standardised sum of dense and BM25, because
     /// the whole index was still loading; asked again by the chosen method once it has.

@@ -104,7 +104,19 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             )),
         }
     };
-    let by_words = move || answer.with(|a| a.as_ref().is_some_and(|a| a.model_loading));
+    // The engine by words answers by `Method::Words` over a whole index, by BM25 over a site's fragments
+    // (which hold no graph).
+    let by_words = move || {
+        answer.with(|a| {
+            let a = a.as_ref().filter(|a| a.model_loading)?;
+            Some(match a.trace.method.as_str() {
+                crate::retrieve::WORDS => {
+                    "by their words and through the graph (BM25, the community retriever and the node-set join)"
+                }
+                _ => "by their words (BM25)",
+            })
+        })
+    };
     let from_fragments = move || {
         answer.with(|a| {
             let a = a.as_ref().filter(|a| a.whole_index_loading)?;
@@ -116,9 +128,9 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
     };
     view! {
         {move || while_indexing().map(|note| view! { <p id="still-indexing" class="meta">{note}</p> })}
-        {move || by_words().then(|| view! {
+        {move || by_words().map(|how| view! {
             <p id="by-words" class="meta">
-                "Found by their words (BM25) while the embedding model loads; asked again by the chosen method once it has."
+                {format!("Found {how} while the embedding model loads; asked again by the chosen method once it has.")}
             </p>
         })}
         {move || from_fragments().map(|how| view! {

@@ -3,7 +3,7 @@
 //! [`SEED_COMMUNITIES`]; one hop along `comm_similar_to` links adds the most similar communities of other
 //! documents until the pool holds [`POOL_COMMUNITIES`]; hybrid search among the pool's chunks ranks them.
 //! Hybrid search here is the equal-weight sum of standardised dense and BM25 scores, the fusion of the two
-//! that measured best (docs/QUALITY.md).
+//! that measured best (docs/QUALITY.md); for a query without a vector, BM25 alone.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -64,10 +64,8 @@ fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
 /// ids).
 fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk> {
     let graph = &index.chunk_graph();
-    let dense = top_k(
-        (0..graph.vectors.len() as u32).map(|row| Hit { id: row, score: graph.vectors.dot(query.vector, row) }),
-        FUSION_DEPTH,
-    );
+    let rows = if query.has_vector() { graph.vectors.len() as u32 } else { 0 };
+    let dense = top_k((0..rows).map(|row| Hit { id: row, score: graph.vectors.dot(query.vector, row) }), FUSION_DEPTH);
     let lexical = graph.summaries.search(query.text, FUSION_DEPTH);
     hybrid(dense, lexical, SEED_COMMUNITIES)
 }
@@ -103,8 +101,10 @@ fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> 
 /// The `depth` best of `pool` by hybrid score among themselves.
 fn hybrid_within(index: &IndexedCorpus, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
     let vectors = index.embeddings().vectors();
-    let dense =
-        pool.iter().map(|&row| Hit { id: row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
+    let compared = if query.has_vector() { pool } else { &[] };
+    let dense = compared
+        .iter()
+        .map(|&row| Hit { id: row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
     let lexical_scores = index.bm25().scores(query.text);
     let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { id: row, score }));
     hybrid(top_k(dense, pool.len()), top_k(lexical, pool.len()), depth)

@@ -8,18 +8,24 @@
 //! alternate, the join first, so a pair the join found is among the next few places, where the hybrid alone
 //! loses it (measured on HotpotQA). After the documents, the rest of their chunks, hybrid order first. The
 //! choice and its measurements are in docs/QUALITY.md ("One default method").
+//!
+//! [`Method::Words`] is the default without the embedding model, as the page answers while the model loads:
+//! the same combination of the same lists less dense, each graph retriever seeding from BM25 alone.
 
 use std::collections::{HashMap, HashSet};
 
 use super::fusion::{FusedChunk, Fusion};
 use super::{Retriever, ScoredChunk};
 use crate::corpus::{ChunkId, DocId};
-use crate::store::IndexedCorpus;
 
 /// The name the CLI, `quire eval` and the app know the default by.
 pub const DEFAULT: &str = "default";
 /// The lists the default reads: the hybrid's three, then the join.
 pub const INPUTS: [Retriever; 4] = [Retriever::Dense, Retriever::Bm25, Retriever::Community, Retriever::Join];
+/// The name of the default without the model.
+pub const WORDS: &str = "words";
+/// The lists [`Method::Words`] reads: the default's less dense.
+pub const WORDS_INPUTS: [Retriever; 3] = [Retriever::Bm25, Retriever::Community, Retriever::Join];
 /// Documents of the hybrid list shown before the join's.
 const HYBRID_FIRST: usize = 3;
 
@@ -31,14 +37,21 @@ pub fn description() -> String {
     )
 }
 
-/// The default's ranking of `lists` (one per [`INPUTS`] entry), `depth` chunks, each with every list's rank
-/// and score; scores fall with the place.
-pub fn combine(index: &IndexedCorpus, lists: &[&[ScoredChunk]], depth: usize) -> Vec<FusedChunk> {
-    let (hybrid_lists, join) = lists.split_at(INPUTS.len() - 1);
-    let hybrid = Fusion::Zsum.fuse(hybrid_lists, &[1.0; INPUTS.len() - 1], usize::MAX);
+/// What the default without the model does.
+pub fn words_description() -> String {
+    "the default without the embedding model, as the page answers while it loads: BM25 and community, then the \
+     join, each graph retriever seeding from BM25 alone"
+        .to_string()
+}
+
+/// The default's ranking of `lists` (one per [`INPUTS`] or [`WORDS_INPUTS`] entry: the hybrid's lists, then
+/// the join's), `depth` chunks, each with every list's rank and score; scores fall with the place. `document`
+/// names each chunk's document.
+pub fn combine(document: &dyn Fn(ChunkId) -> DocId, lists: &[&[ScoredChunk]], depth: usize) -> Vec<FusedChunk> {
+    let (hybrid_lists, join) = lists.split_at(lists.len().saturating_sub(1));
+    let hybrid = Fusion::Zsum.fuse(hybrid_lists, &vec![1.0; hybrid_lists.len()], usize::MAX);
     let hybrid_chunks: Vec<ChunkId> = hybrid.iter().map(|f| f.chunk).collect();
     let join_chunks: Vec<ChunkId> = join.first().map_or(Vec::new(), |list| list.iter().map(|c| c.chunk).collect());
-    let document = |chunk: ChunkId| -> DocId { index.corpus().chunks[chunk as usize].document };
     let hybrid_heads = document_heads(&hybrid_chunks, document);
     let join_heads = document_heads(&join_chunks, document);
     let mut order = Placed::default();
@@ -54,7 +67,7 @@ pub fn combine(index: &IndexedCorpus, lists: &[&[ScoredChunk]], depth: usize) ->
         order.place_chunk(chunk);
     }
     order.chunks.truncate(depth);
-    rows(order.chunks, &hybrid, join.first().copied().unwrap_or_default())
+    rows(order.chunks, &hybrid, hybrid_lists.len(), join.first().copied().unwrap_or_default())
 }
 
 /// Each document's first chunk in `chunks`, in order.
@@ -85,10 +98,9 @@ impl Placed {
     }
 }
 
-/// The placed chunks as fused rows: the hybrid's ranks, scores and standardised features for its three
-/// lists, the join's rank and score beside them, and a score that falls with the place.
-fn rows(placed: Vec<ChunkId>, hybrid: &[FusedChunk], join: &[ScoredChunk]) -> Vec<FusedChunk> {
-    let hybrid_lists = INPUTS.len() - 1;
+/// The placed chunks as fused rows: the hybrid's ranks, scores and standardised features for its
+/// `hybrid_lists` lists, the join's rank and score beside them, and a score that falls with the place.
+fn rows(placed: Vec<ChunkId>, hybrid: &[FusedChunk], hybrid_lists: usize, join: &[ScoredChunk]) -> Vec<FusedChunk> {
     let hybrid: HashMap<ChunkId, &FusedChunk> = hybrid.iter().map(|f| (f.chunk, f)).collect();
     let mut joined: HashMap<ChunkId, (usize, f32)> = HashMap::new();
     for (rank, hit) in join.iter().enumerate() {

@@ -9,8 +9,11 @@ pub fn description() -> String {
     "cosine of query and chunk embeddings (seed 000)".to_string()
 }
 
-/// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW).
+/// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW); none for a query without one.
 pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
+    if !query.has_vector() {
+        return Vec::new();
+    }
     let search = || {
         let hits = index.chunk_index().search(index.embeddings().vectors(), query.vector, k);
         hits.into_iter().map(ScoredChunk::from).collect()

@@ -1,12 +1,12 @@
 //! Running a [`Method`]: each input retriever's list to [`FUSION_DEPTH`], then the fusion, reduced to
 //! chunks or to the [`Trace`] the CLI and the teaching view show.
 
-use super::default_method;
+use super::default_method::{self, WORDS};
 use super::fusion::{self, FusedChunk, training};
 use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Trace, TracedChunk};
-use super::{DEFAULT, FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
-use crate::corpus::ChunkId;
+use super::{FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
 use crate::corpus::copies::Copies;
+use crate::corpus::{ChunkId, DocId};
 use crate::store::IndexedCorpus;
 
 impl Method {
@@ -65,12 +65,28 @@ impl Method {
         GivenRun { method, run }
     }
 
+    /// The run of [`Method::Words`] over its retrievers' lists ([`default_method::WORDS_INPUTS`], in order),
+    /// ranked by a caller that runs them itself so as to link no other retriever (the engine by words);
+    /// `document` names each chunk's document.
+    pub fn given_words(
+        inputs: Vec<(Retriever, Retrieval)>,
+        document: &dyn Fn(ChunkId) -> DocId,
+        copies: &Copies,
+        depth: usize,
+    ) -> GivenRun {
+        let inputs = inputs.into_iter().map(|(r, list)| (r, 1.0, list)).collect();
+        let mut run = Execution::combined(WORDS, inputs, document, depth);
+        run.chunks = fold_copies(copies, std::mem::take(&mut run.chunks));
+        GivenRun { method: Method::Words, run }
+    }
+
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
     /// added (to anything but learned fusion and the default, which read a fixed set).
     pub fn can_take(&self, retriever: Retriever) -> bool {
         match self {
             Method::Learned(model) => model.retrievers().contains(&retriever),
             Method::Default => default_method::INPUTS.contains(&retriever),
+            Method::Words => default_method::WORDS_INPUTS.contains(&retriever),
             _ => true,
         }
     }
@@ -92,7 +108,7 @@ impl Method {
 
     fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
         let shared = SharedSearches::default();
-        let query = query.sharing(&shared);
+        let query = self.as_read(query).sharing(&shared);
         self.execute_with(index, depth, &|retriever, depth| retriever.run(index, query, depth))
     }
 
@@ -104,11 +120,16 @@ impl Method {
         (replaced, retrieval): (Retriever, Retrieval),
     ) -> Execution {
         let shared = SharedSearches::default();
-        let query = query.sharing(&shared);
+        let query = self.as_read(query).sharing(&shared);
         self.execute_with(index, depth, &|retriever, depth| match retriever == replaced {
             true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
             false => retriever.run(index, query, depth),
         })
+    }
+
+    /// `query` as this method reads it: [`Method::Words`] by its words alone.
+    fn as_read<'a>(&self, query: Query<'a>) -> Query<'a> {
+        if *self == Method::Words { query.without_vector() } else { query }
     }
 
     /// The method with each retriever's list from `run` (retriever, depth), each copy of another
@@ -146,10 +167,10 @@ impl Method {
                 let fused = model.fuse(&input_lists(&inputs), depth);
                 Execution::fused(LEARNED, inputs, fused)
             }
-            Method::Default => {
-                let inputs = run_inputs(run, default_method::INPUTS.iter().map(|&r| (r, 1.0)));
-                let fused = default_method::combine(index, &input_lists(&inputs), depth);
-                Execution::fused(DEFAULT, inputs, fused)
+            Method::Default | Method::Words => {
+                let inputs = run_inputs(run, self.inputs().into_iter().map(|r| (r, 1.0)));
+                let document = |chunk: ChunkId| index.corpus().chunks[chunk as usize].document;
+                Execution::combined(&self.name(), inputs, &document, depth)
             }
         }
     }
@@ -279,6 +300,17 @@ impl Execution {
             results: TracedChunk::list(label, &self.chunks, shown),
         };
         (self.chunks, trace)
+    }
+
+    /// The default's combination of `inputs` (`default_method::combine`), under the method's `name`.
+    fn combined(
+        name: &str,
+        inputs: Vec<(Retriever, f32, Retrieval)>,
+        document: &dyn Fn(ChunkId) -> DocId,
+        depth: usize,
+    ) -> Self {
+        let fused = default_method::combine(document, &input_lists(&inputs), depth);
+        Execution::fused(name, inputs, fused)
     }
 
     fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {

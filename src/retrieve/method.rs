@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use super::{DEFAULT, Fusion, FusionModel, Retriever, default_method};
+use super::default_method::{self, DEFAULT, WORDS};
+use super::{Fusion, FusionModel, Retriever};
 
 /// A named way to rank chunks: one retriever, several fused with weights, or several fused by a trained
 /// network.
@@ -19,6 +20,8 @@ pub enum Method {
     /// The default: the hybrid's first documents, then the join's and the hybrid's in turn
     /// (`default_method.rs`).
     Default,
+    /// The default without the embedding model: it reads no vector, whatever the query holds.
+    Words,
 }
 
 /// The name of learned fusion, whichever model it runs.
@@ -45,6 +48,7 @@ impl Method {
             Method::Fused { inputs, .. } => inputs.iter().map(|(retriever, _)| *retriever).collect(),
             Method::Learned(model) => model.retrievers().to_vec(),
             Method::Default => default_method::INPUTS.to_vec(),
+            Method::Words => default_method::WORDS_INPUTS.to_vec(),
         }
     }
 
@@ -62,11 +66,12 @@ impl Method {
         PRESETS.iter().find(|&&(_, f, rs, _)| *self == Self::preset(f, rs)).map(|&(name, _, _, about)| (name, about))
     }
 
-    /// The default, then every retriever alone, then every preset, then learned fusion with the shipped model.
+    /// The default and the default without the model, then every retriever alone, then every preset, then
+    /// learned fusion with the shipped model.
     pub fn catalogue() -> Vec<Method> {
         let singles = Retriever::all().map(Method::Single);
         let presets = PRESETS.iter().map(|&(_, fusion, inputs, _)| Self::preset(fusion, inputs));
-        [Method::Default]
+        [Method::Default, Method::Words]
             .into_iter()
             .chain(singles)
             .chain(presets)
@@ -89,12 +94,14 @@ impl Method {
             }
             Method::Learned(_) => LEARNED.to_string(),
             Method::Default => DEFAULT.to_string(),
+            Method::Words => WORDS.to_string(),
         }
     }
 
     pub fn description(&self) -> String {
         match self {
             Method::Default => default_method::description(),
+            Method::Words => default_method::words_description(),
             Method::Single(retriever) => retriever.description(),
             Method::Fused { fusion, inputs } => self.known_preset().map_or_else(
                 || format!("{} of {} lists", fusion.name(), inputs.len()),
@@ -116,7 +123,12 @@ impl Method {
     /// The catalogue's names, in its order, without loading learned fusion's network.
     pub fn names() -> Vec<&'static str> {
         let presets = PRESETS.iter().map(|&(name, ..)| name);
-        [DEFAULT].into_iter().chain(Retriever::all().map(Retriever::name)).chain(presets).chain([LEARNED]).collect()
+        [DEFAULT, WORDS]
+            .into_iter()
+            .chain(Retriever::all().map(Retriever::name))
+            .chain(presets)
+            .chain([LEARNED])
+            .collect()
     }
 
     /// Every name [`Method::parse`] takes, for help texts and error messages: the catalogue's names, then
@@ -137,6 +149,9 @@ impl Method {
         }
         if wanted == DEFAULT {
             return Ok(Method::Default);
+        }
+        if wanted == WORDS {
+            return Ok(Method::Words);
         }
         if let Some(&(_, fusion, inputs, _)) = PRESETS.iter().find(|p| p.0 == wanted) {
             return Ok(Self::preset(fusion, inputs));
@@ -200,7 +215,7 @@ mod tests {
         assert_eq!(custom.name(), "rrf:dense+bm25*2+path");
         assert_eq!(Method::parse("rrf:dense+bm25").unwrap().name(), "rrf");
         let error = |name: &str| Method::parse(name).unwrap_err().to_string();
-        assert!(error("graph").contains("known: default, dense, bm25, page"));
+        assert!(error("graph").contains("known: default, words, dense, bm25, page"));
         assert!(error("rrf:dense+nope").contains("unknown retriever `nope`"));
         assert!(error("rrf:dense*-1").contains("not negative"));
         assert!(error("rrf:dense*x").contains("`x` is not a weight"));

@@ -39,7 +39,7 @@ use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
 pub use community::community;
-pub use default_method::DEFAULT;
+pub use default_method::{DEFAULT, WORDS};
 pub use dense::dense;
 pub use entity::entity;
 pub use execute::{GivenRun, labelled_candidates};
@@ -94,6 +94,17 @@ pub struct Query<'a> {
 impl<'a> Query<'a> {
     pub fn new(text: &'a str, vector: &'a [f32]) -> Self {
         Query { text, vector, shared: None }
+    }
+
+    /// The query by its words alone: every retriever that reads vectors passes it by (an empty vector would
+    /// score every chunk alike, and arbitrary chunks would fill their lists).
+    pub fn without_vector(self) -> Self {
+        Query { vector: &[], ..self }
+    }
+
+    /// Whether it has a vector to compare.
+    pub fn has_vector(&self) -> bool {
+        !self.vector.is_empty()
     }
 
     /// The query with its retrievers' searches kept in `shared`, unless it already keeps them somewhere.

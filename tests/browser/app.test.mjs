@@ -697,8 +697,9 @@ test("a first visit answers by words before the embedding model has loaded, then
     assert.ok(await page.isDisabled("#files"), "files wait for the model");
     const byWords = await search(page, "Who walked on the Moon in 1969?");
     assert.match(byWords[0].label, /Apollo 11/, JSON.stringify(byWords));
-    assert.match(await page.textContent("#answer-timing"), /\(bm25\)$/);
-    assert.match(await page.textContent("#by-words"), /^Found by their words \(BM25\) while the embedding model loads/);
+    // By words and through the graph: BM25, the community retriever and the join, seeding from BM25.
+    assert.match(await page.textContent("#answer-timing"), /\(words\)$/);
+    assert.match(await page.textContent("#by-words"), /^Found by their words and through the graph \(BM25, the community retriever and the node-set join\) while the embedding model loads/);
     release();
     await waitReady(page);
     // Asked again by the chosen method, without a click.
@@ -724,7 +725,7 @@ test("when the engine's module cannot be loaded, the page goes on answering by w
     assert.ok(await page.isDisabled("#files"), "files wait for a model that will not come");
     const results = await search(page, "Who walked on the Moon in 1969?");
     assert.match(results[0].label, /Apollo 11/, JSON.stringify(results));
-    assert.match(await page.textContent("#answer-timing"), /\(bm25\)$/);
+    assert.match(await page.textContent("#answer-timing"), /\(words\)$/);
     // The 404 and the worker's error are the only complaints.
     assert.deepEqual(errors.filter((e) => !/404|quire-engine-|could not be started/.test(e)), []);
   } finally {
@@ -889,6 +890,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     await page.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
     const byWords = await search(page, "Which types are not Send?");
     assert.match(byWords[0].label, /Send and Sync/, JSON.stringify(byWords));
+    // The fragments hold no graph: by BM25 alone.
     assert.match(await page.textContent("#by-words"), /^Found by their words \(BM25\) while the embedding model loads/);
     assert.ok(fetched.includes("corpus/fragments/lexicon.bin"), fetched.join(" "));
     assert.ok(fetched.some((f) => /^corpus\/fragments\/terms\/[0-9a-f]{3}\.bin$/.test(f)), fetched.join(" "));

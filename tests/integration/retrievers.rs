@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use quire::embed::TextEmbedder;
 use quire::eval::run::rank_documents;
-use quire::retrieve::{Method, Query, Retriever, SharedSearches, Step, Trace, hub_score};
+use quire::retrieve::{Method, Query, Retriever, SharedSearches, Step, Trace, by_words, dense, hub_score};
 use quire::store::{IndexSettings, IndexedCorpus};
 
 const FILES: [(&str, &str); 6] = [
@@ -268,6 +268,29 @@ fn the_default_shows_the_hybrid_s_first_documents_then_finds_the_join_s_pair() {
     let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
     assert_eq!(inputs, ["dense", "bm25", "community", "join"]);
     assert_eq!(trace.fusion.as_ref().map(|f| f.fusion.as_str()), Some("default"));
+}
+
+/// Without the model the default reads its lists less dense: the join still follows the film the question
+/// names to its director, seeding from BM25 alone; a vector given is not read, and the engine by words
+/// answers exactly so.
+#[test]
+fn the_default_without_the_model_follows_links_from_words_alone() {
+    let (words, trace) = ask("words", TWO_HOP);
+    for page in ["Harbor Lights", "Mara Quill"] {
+        assert!(words[..3].contains(&page.to_string()), "{page} missing from {words:?}");
+    }
+    let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
+    assert_eq!(inputs, ["bm25", "community", "join"]);
+    let Step::Seeds { note, nodes } = &trace.retrievers[2].steps[0] else { panic!("{trace:?}") };
+    assert_eq!((note.as_str(), nodes[0].label.as_str()), ("entities named in the query", "Harbor Lights"));
+    let index = index();
+    assert!(dense(index, Query::new(TWO_HOP, &[]), 10).is_empty(), "no vector, no nearest chunks");
+    let vector = common::embedder().embed(&[TWO_HOP]).unwrap().remove(0);
+    for documents in [1, 3, 10] {
+        let without = Method::Words.grouped(index, Query::new(TWO_HOP, &[]), documents);
+        assert_eq!(Method::Words.grouped(index, Query::new(TWO_HOP, &vector), documents), without);
+        assert_eq!(by_words::grouped(index, TWO_HOP, documents), without);
+    }
 }
 
 #[test]

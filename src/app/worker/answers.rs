@@ -41,8 +41,8 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
     })
 }
 
-/// The `k` best chunks for `text` by BM25 alone, while there is no model (the answer says so, and the page
-/// asks again once the model has loaded).
+/// The `k` best chunks for `text` by words alone (`Method::Words`: BM25 and the graph retrievers seeding
+/// from it), while there is no model (the answer says so, and the page asks again once the model has loaded).
 pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
     with_searchable_index(|_, index, waiting| {
