@@ -6,8 +6,8 @@
 // Reported: the bytes sent and the seconds until the page answers by words (the model still loading) and its
 // first answer then, and until it answers by meaning, the next questions (each one's bytes and time, in
 // the page from the click to the results), everything the first visit downloads once the service worker has
-// cached the site, and a second visit (warm: every question asked again, answered from that cache). Timing
-// only: it checks nothing.
+// cached the site, and a second visit (warm: every question asked again, answered from that cache; each status
+// line the page showed on the way, with its time). Timing only: it checks nothing.
 // Each question also reports the bytes of the index's fragments it fetched and whether it was answered from
 // them (by words and meaning, while the whole index loads) or from the whole index.
 //   trunk build --release && cargo build --release && node tests/browser/bench-site.mjs INDEX.quire... [--questions N]
@@ -72,6 +72,21 @@ async function throttledHost(root) {
 
 const megabytes = (bytes) => +(bytes / 1e6).toFixed(2);
 
+/// Runs in the page before its own scripts: keeps each status line it shows, with the seconds since the
+/// navigation began, in `window.quireStatuses`.
+function recordStatus() {
+  window.quireStatuses = [];
+  let last = null;
+  new MutationObserver(() => {
+    const status = document.querySelector("#status");
+    const shown = status && `${status.dataset.state}: ${status.textContent}`;
+    if (shown && shown !== last) {
+      last = shown;
+      window.quireStatuses.push([Number((performance.now() / 1000).toFixed(3)), shown.slice(0, 120)]);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
 async function visit(host, questions) {
   const browser = await launchBrowser();
   try {
@@ -104,10 +119,13 @@ async function visit(host, questions) {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 900_000 });
     cold.first_visit_mb = megabytes(host.sent());
     before = host.sent();
+    await page.addInitScript(recordStatus);
     const again = Date.now();
     await page.reload();
     await page.waitForSelector(READY, { timeout: 900_000 });
     const warm = { ready_s: (Date.now() - again) / 1000, ready_mb: megabytes(host.sent() - before), questions: [] };
+    // Where the warm visit's time went: each status the page showed, from the navigation on.
+    warm.statuses = await page.evaluate(() => window.quireStatuses);
     // Every question again, from the service worker's cache: the first is the warm visit's first question.
     for (const question of questions) {
       before = host.sent();
