@@ -36,10 +36,11 @@ pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retri
         .collect();
     let chunks = hybrid_within(index, query, &pool, depth);
     let node = |id: u32, score: f32| community_node(index, id, score);
-    let mut steps = vec![Step::seeds(
-        "communities nearest the query (hybrid search over community vectors and summaries)",
-        seeds.iter().map(|s| node(s.chunk, s.score)).collect(),
-    )];
+    let searched = match query.has_vector() {
+        true => "communities nearest the query (hybrid search over community vectors and summaries)",
+        false => "communities nearest the query (BM25 over community summaries)",
+    };
+    let mut steps = vec![Step::seeds(searched, seeds.iter().map(|s| node(s.chunk, s.score)).collect())];
     steps.extend(expansions.iter().map(|&(from, to, similarity)| Step::Expand {
         from: node(from, 0.0),
         relation: "comm_similar_to".into(),

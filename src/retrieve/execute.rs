@@ -81,7 +81,8 @@ impl Method {
     }
 
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
-    /// added (to anything but learned fusion and the default, which read a fixed set).
+    /// added (to anything but learned fusion, the default and the default without the model, which read a
+    /// fixed set).
     pub fn can_take(&self, retriever: Retriever) -> bool {
         match self {
             Method::Learned(model) => model.retrievers().contains(&retriever),

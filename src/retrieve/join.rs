@@ -202,12 +202,14 @@ pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<Ent
     let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
     let relevance_nodes =
         |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e).score)).collect();
-    let mut steps: Vec<Step> =
-        [("entities named in the query", &anchors[..named]), ("pages of the best hybrid matches", &anchors[named..])]
-            .into_iter()
-            .filter(|(_, nodes)| !nodes.is_empty())
-            .map(|(note, nodes)| Step::seeds(note, relevance_nodes(nodes)))
-            .collect();
+    // Without a vector (`Method::Words`) the hybrid is BM25 alone, and the trace says so.
+    let searched =
+        if query.has_vector() { "pages of the best hybrid matches" } else { "pages of the best BM25 matches" };
+    let mut steps: Vec<Step> = [("entities named in the query", &anchors[..named]), (searched, &anchors[named..])]
+        .into_iter()
+        .filter(|(_, nodes)| !nodes.is_empty())
+        .map(|(note, nodes)| Step::seeds(note, relevance_nodes(nodes)))
+        .collect();
     let join = Join::new(index, anchors, named);
     if !join.intersection.is_empty() {
         steps.push(Step::keep("entities related to every named anchor", relevance_nodes(&join.intersection), 0.0));

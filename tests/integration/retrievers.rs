@@ -283,6 +283,13 @@ fn the_default_without_the_model_follows_links_from_words_alone() {
     assert_eq!(inputs, ["bm25", "community", "join"]);
     let Step::Seeds { note, nodes } = &trace.retrievers[2].steps[0] else { panic!("{trace:?}") };
     assert_eq!((note.as_str(), nodes[0].label.as_str()), ("entities named in the query", "Harbor Lights"));
+    let searched = trace.retrievers[2]
+        .steps
+        .iter()
+        .any(|step| matches!(step, Step::Seeds { note, .. } if note == "pages of the best BM25 matches"));
+    assert!(searched, "the join's searched anchors come from BM25: {trace:?}");
+    let Step::Seeds { note, .. } = &trace.retrievers[1].steps[0] else { panic!("{trace:?}") };
+    assert_eq!(note, "communities nearest the query (BM25 over community summaries)");
     let index = index();
     assert!(dense(index, Query::new(TWO_HOP, &[]), 10).is_empty(), "no vector, no nearest chunks");
     let vector = common::embedder().embed(&[TWO_HOP]).unwrap().remove(0);
