@@ -17,9 +17,15 @@ pub struct QuantizedVectors {
 
 /// Symmetric per-vector quantisation: `x ≈ code · scale`, `scale = max|x| / 127`.
 pub fn quantize(vector: &[f32]) -> (Vec<i8>, f32) {
-    let max = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
-    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let scale = symmetric_scale(vector, 127.0);
     (vector.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(), scale)
+}
+
+/// The scale of symmetric quantisation to codes of magnitude at most `levels`: `max|x| / levels`, or 1 for a
+/// zero vector.
+pub fn symmetric_scale(vector: &[f32], levels: f32) -> f32 {
+    let max = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max > 0.0 { max / levels } else { 1.0 }
 }
 
 /// A vector whose length is not the store's dimension (a different model's output).

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Inconsistent;
-use crate::index::vectors::dot;
+use crate::index::vectors::{dot, symmetric_scale};
 
 /// The largest code's magnitude: codes run from -7 to 7, stored with 8 added.
 const LEVELS: f32 = 7.0;
@@ -41,8 +41,7 @@ impl NibbleVectors {
     /// Stores `vector` (of the store's dimension) as `code · scale`, `scale = max|x| / 7`.
     pub fn push(&mut self, vector: &[f32]) {
         debug_assert_eq!(vector.len(), self.dimension);
-        let max = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / LEVELS } else { 1.0 };
+        let scale = symmetric_scale(vector, LEVELS);
         let code = |x: f32| ((x / scale).round().clamp(-LEVELS, LEVELS) as i8 + 8) as u8;
         self.codes.extend(vector.chunks(2).map(|pair| code(pair[0]) | pair.get(1).map_or(8, |&x| code(x)) << 4));
         self.scales.push(scale);
