@@ -104,8 +104,7 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
             )),
         }
     };
-    // The engine by words answers by `Method::Words` over a whole index, by BM25 over a site's fragments
-    // (which hold no graph).
+    // The engine by words answers by `Method::Words`, over a whole index or a site's fragments.
     let by_words = move || {
         answer.with(|a| {
             let a = a.as_ref().filter(|a| a.model_loading)?;
@@ -120,9 +119,12 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
     let from_fragments = move || {
         answer.with(|a| {
             let a = a.as_ref().filter(|a| a.whole_index_loading)?;
-            Some(match a.trace.fusion {
-                Some(_) => "by their words and meaning: the standardised sum of BM25 and dense",
-                None => "by their words: BM25",
+            Some(match (a.trace.method.as_str(), &a.trace.fusion) {
+                (crate::retrieve::WORDS, _) => {
+                    "by their words and through the graph: BM25, the community retriever and the node-set join"
+                }
+                (_, Some(_)) => "by their words and meaning: the standardised sum of BM25 and dense",
+                (_, None) => "by their words: BM25",
             })
         })
     };

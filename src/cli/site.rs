@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::lesson::Lesson;
-use quire::store::fragments::{self, CENTROIDS, LEXICON, PROBED_VECTORS, Sizes};
+use quire::store::fragments::{self, CENTROIDS, GRAPH, LEXICON, PROBED_VECTORS, Sizes};
 use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
@@ -335,8 +335,8 @@ fn replace(staging: &Path, output: &Path) -> CliResult {
 }
 
 /// What a first visit downloads: the service worker fetches every file of the site at install. And what
-/// the first answer (by words) waits for: the page, its module and the index's lexicon, then the fragments
-/// a question needs; the engine's module, the whole index and the model come behind it.
+/// the first answer (by words and through the graph) waits for: the page, its module and the index's
+/// lexicon and graph, then the fragments a question needs; the engine's module, the whole index and the model come behind it.
 fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &SiteFiles) {
     let sizes = |names: &mut dyn Iterator<Item = &str>| {
         names.map(|name| compressed_sizes(output, name)).fold([0.0; 3], |sum, one| [0, 1, 2].map(|i| sum[i] + one[i]))
@@ -344,6 +344,7 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
     let [raw, gzip, brotli] = sizes(&mut files.iter().map(String::as_str).chain([SERVICE_WORKER]));
     let mut first = files.iter().chain(fragments).map(String::as_str).filter(|f| before_first_answer(f));
     let [_, first_gzip, first_brotli] = sizes(&mut first);
+    let graph = compressed_sizes(output, &format!("{FRAGMENTS}/{GRAPH}"))[1] * 1e3;
     println!(
         "wrote {}: {} files and {} fragments of the index; a first visit downloads {raw:.1} MB ({gzip:.1} MB where the server sends the .gz copies, {brotli:.1} MB the .br) and the fragments its questions need",
         output.display(),
@@ -360,8 +361,9 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
         sizes.get(sizes.len() / 2).map_or(0.0, |mb| mb * 1e3)
     };
     println!(
-        "the first answer, by words, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon, then the bucket of each of the question's terms ({:.1} kB each, median, gzipped) and the text runs of its results ({:.1} kB each); the engine's module and the embedding model follow",
+        "the first answer, by words and through the graph, comes after {first_gzip:.1} MB of it ({first_brotli:.1} MB the .br): the page, its module and the index's lexicon and graph ({graph:.0} kB gzipped), then the bucket of each of the question's terms ({:.1} kB each, median, gzipped) and of the community summaries' ({:.1} kB each), and the text runs of its results ({:.1} kB each); the engine's module and the embedding model follow",
         median("terms/"),
+        median("summaries/"),
         median("texts/"),
     );
     let centroids = compressed_sizes(output, &format!("{FRAGMENTS}/{CENTROIDS}"))[1] * 1e3;
@@ -383,11 +385,14 @@ fn compressed_sizes(output: &Path, name: &str) -> [f64; 3] {
 
 /// Whether a first visit fetches `file` before its first answer: the page and what it links, the page's
 /// module (`quire-page`, www/index.html) and its engine's start, the published list, the questions, the
-/// lesson and the index's lexicon.
+/// lesson and the index's lexicon and graph.
 fn before_first_answer(file: &str) -> bool {
     const PAGE: [&str; 7] =
         ["index.html", "engine-worker.js", "icon.svg", "manifest.webmanifest", MANIFEST, QUESTIONS, LESSON];
     PAGE.contains(&file)
-        || file.strip_prefix(FRAGMENTS).and_then(|rest| rest.strip_prefix('/')) == Some(LEXICON)
+        || file
+            .strip_prefix(FRAGMENTS)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|f| [LEXICON, GRAPH].contains(&f))
         || ["quire-page-", "style-"].iter().any(|prefix| file.starts_with(prefix))
 }

@@ -8,11 +8,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::fusion::standardised_sum;
+use super::reader::IndexReader;
 use super::trace::{NodeKind, Step, TraceNode};
 use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk};
 use crate::corpus::ChunkId;
 use crate::index::{Hit, top_k};
-use crate::store::IndexedCorpus;
 
 pub const SEED_COMMUNITIES: usize = 15;
 pub const POOL_COMMUNITIES: usize = 30;
@@ -25,14 +25,14 @@ pub fn description() -> String {
     )
 }
 
-pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
+pub fn community(index: &dyn IndexReader, query: Query<'_>, depth: usize) -> Retrieval {
     let seeds = seed_communities(index, query);
     let expansions = expand(index, &seeds);
     let pool: Vec<ChunkId> = seeds
         .iter()
         .map(|s| s.chunk)
         .chain(expansions.iter().map(|e| e.1))
-        .flat_map(|c| index.chunk_graph().communities[c as usize].chunks.iter().copied())
+        .flat_map(|c| index.community_chunks(c).iter().copied())
         .collect();
     let chunks = hybrid_within(index, query, &pool, depth);
     let node = |id: u32, score: f32| community_node(index, id, score);
@@ -51,23 +51,31 @@ pub fn community(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retri
 }
 
 /// A community as the trace shows it: named by its best chunk by PageRank.
-fn community_node(index: &IndexedCorpus, id: u32, score: f32) -> TraceNode {
-    let community = &index.chunk_graph().communities[id as usize];
-    let label = format!(
-        "community {id} ({} chunks): {}",
-        community.chunks.len(),
-        index.corpus().chunk_label(community.chunks[0])
-    );
-    TraceNode { kind: NodeKind::Community, id, label, score }
+fn community_node(index: &dyn IndexReader, id: u32, score: f32) -> TraceNode {
+    TraceNode { kind: NodeKind::Community, id, label: community_label(index, id), score }
+}
+
+/// A community's label: its size and its best chunk by PageRank, that chunk's label left out where it is
+/// not at hand yet (over fragments, until its text run is fetched: [`first_chunk`]).
+pub(crate) fn community_label(index: &dyn IndexReader, id: u32) -> String {
+    let chunks = index.community_chunks(id);
+    let size = format!("community {id} ({} chunks)", chunks.len());
+    match first_chunk(index, id).and_then(|chunk| index.chunk_label(chunk)) {
+        Some(label) => format!("{size}: {label}"),
+        None => size,
+    }
+}
+
+/// The chunk that names a community.
+pub(crate) fn first_chunk(index: &dyn IndexReader, id: u32) -> Option<ChunkId> {
+    index.community_chunks(id).first().copied()
 }
 
 /// The [`SEED_COMMUNITIES`] best communities by hybrid score (community ids in `chunk`: fusion only compares
 /// ids).
-fn seed_communities(index: &IndexedCorpus, query: Query<'_>) -> Vec<ScoredChunk> {
-    let graph = &index.chunk_graph();
-    let rows = if query.has_vector() { graph.vectors.len() as u32 } else { 0 };
-    let dense = top_k((0..rows).map(|row| Hit { id: row, score: graph.vectors.dot(query.vector, row) }), FUSION_DEPTH);
-    let lexical = graph.summaries.search(query.text, FUSION_DEPTH);
+fn seed_communities(index: &dyn IndexReader, query: Query<'_>) -> Vec<ScoredChunk> {
+    let dense = index.community_dense(query, FUSION_DEPTH);
+    let lexical = index.community_summaries(query.text, FUSION_DEPTH);
     hybrid(dense, lexical, SEED_COMMUNITIES)
 }
 
@@ -79,11 +87,11 @@ fn hybrid(dense: Vec<Hit>, lexical: Vec<Hit>, k: usize) -> Vec<ScoredChunk> {
 
 /// One hop from the seeds: the communities they link to, most similar link first, until the pool holds
 /// [`POOL_COMMUNITIES`]; as (from, to, similarity).
-fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> {
+fn expand(index: &dyn IndexReader, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> {
     let taken: HashSet<u32> = seeds.iter().map(|s| s.chunk).collect();
     let mut best: BTreeMap<u32, (u32, f32)> = BTreeMap::new();
     for seed in seeds {
-        for link in &index.chunk_graph().links[seed.chunk as usize] {
+        for link in index.community_links(seed.chunk) {
             if taken.contains(&link.community) {
                 continue;
             }
@@ -100,13 +108,10 @@ fn expand(index: &IndexedCorpus, seeds: &[ScoredChunk]) -> Vec<(u32, u32, f32)> 
 }
 
 /// The `depth` best of `pool` by hybrid score among themselves.
-fn hybrid_within(index: &IndexedCorpus, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
-    let vectors = index.embeddings().vectors();
+fn hybrid_within(index: &dyn IndexReader, query: Query<'_>, pool: &[ChunkId], depth: usize) -> Vec<ScoredChunk> {
     let compared = if query.has_vector() { pool } else { &[] };
-    let dense = compared
-        .iter()
-        .map(|&row| Hit { id: row, score: vectors.dot(query.vector, index.rows().chunks[row as usize]) });
-    let lexical_scores = index.bm25().scores(query.text);
+    let dense = compared.iter().map(|&row| Hit { id: row, score: index.similarity(query.vector, row) });
+    let lexical_scores = index.lexical_scores(query.text);
     let lexical = pool.iter().filter_map(|&row| lexical_scores.get(&row).map(|&score| Hit { id: row, score }));
     hybrid(top_k(dense, pool.len()), top_k(lexical, pool.len()), depth)
 }

@@ -3,7 +3,7 @@
 
 use super::default_method::{self, WORDS};
 use super::fusion::{self, FusedChunk, training};
-use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Trace, TracedChunk};
+use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TracedChunk};
 use super::{FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId};
@@ -234,6 +234,11 @@ impl GivenRun {
     /// Its chunks, each copy folded into its original.
     pub fn chunks(&self) -> &[ScoredChunk] {
         &self.run.chunks
+    }
+
+    /// The steps its retrievers took.
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.run.inputs.iter().flat_map(|(_, _, retrieval)| &retrieval.steps)
     }
 
     /// The chunks its trace shows at `shown` per list.

@@ -16,10 +16,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::fusion::standardised_sum;
-use super::trace::{Step, TraceNode};
-use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk, bm25, citing_chunks, dense, rank_chunks};
+use super::reader::IndexReader;
+use super::trace::Step;
+use super::{FUSION_DEPTH, Query, Retrieval, ScoredChunk, rank_chunks};
 use crate::corpus::{ChunkId, EntityId};
-use crate::store::IndexedCorpus;
 
 /// Answers the join must supply before hybrid search fills the rest.
 pub const ANSWERS: usize = 10;
@@ -42,9 +42,9 @@ struct Hybrid {
 }
 
 impl Hybrid {
-    fn search(index: &IndexedCorpus, query: Query<'_>) -> Hybrid {
-        let dense = dense(index, query, FUSION_DEPTH);
-        let bm25 = bm25(index, query, FUSION_DEPTH);
+    fn search(index: &dyn IndexReader, query: Query<'_>) -> Hybrid {
+        let dense = index.dense(query, FUSION_DEPTH);
+        let bm25 = index.lexical(query, FUSION_DEPTH);
         let ranked: Vec<ScoredChunk> =
             standardised_sum(&[&dense, &bm25], usize::MAX).iter().map(ScoredChunk::from).collect();
         let floor = ranked.last().map_or(0.0, |c| c.score - 1e-3);
@@ -58,8 +58,9 @@ impl Hybrid {
 
     /// An entity's relevance: that of its page's best chunk, or for an entity without a page of the best chunk
     /// citing it (the floor when there is none); and that chunk, the one that speaks for the entity.
-    fn entity(&self, index: &IndexedCorpus, entity: EntityId) -> Relevance {
-        let best = own_chunks(index, entity)
+    fn entity(&self, index: &dyn IndexReader, entity: EntityId) -> Relevance {
+        let best = index
+            .own_chunks(entity)
             .into_iter()
             .map(|c| (c, self.chunk(c)))
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
@@ -81,30 +82,21 @@ struct Survivor {
     best: Option<(ChunkId, f32)>,
 }
 
-/// The chunks that speak for an entity: its page's, or for an entity without a page those citing it.
-fn own_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    match index.corpus().entities[entity as usize].document {
-        Some(document) => index.corpus().document_chunks(document).collect(),
-        None => citing_chunks(index, entity),
-    }
-}
-
-fn neighbour_set(index: &IndexedCorpus, entity: EntityId) -> HashSet<EntityId> {
-    let mut set: HashSet<EntityId> =
-        index.graph().entity_links(index.corpus(), entity).into_iter().map(|(target, _)| target).collect();
+fn neighbour_set(index: &dyn IndexReader, entity: EntityId) -> HashSet<EntityId> {
+    let mut set: HashSet<EntityId> = index.linked_entities(entity).into_iter().collect();
     set.insert(entity);
     set
 }
 
 /// The anchors: the entities the query names, then the pages of the best hybrid matches, each once; and
 /// how many of them the query names.
-fn anchors(index: &IndexedCorpus, named: Vec<EntityId>, hybrid: &Hybrid) -> (Vec<EntityId>, usize) {
+fn anchors(index: &dyn IndexReader, named: Vec<EntityId>, hybrid: &Hybrid) -> (Vec<EntityId>, usize) {
     let mut anchors = named;
     anchors.truncate(MAX_ANCHORS);
     let named = anchors.len();
     let mut searched: Vec<EntityId> = Vec::with_capacity(SEARCHED_ANCHORS);
     for hit in &hybrid.ranked {
-        let page = index.corpus().chunks[hit.chunk as usize].document;
+        let page = index.document_of(hit.chunk);
         if !searched.contains(&page) {
             searched.push(page);
             if searched.len() == SEARCHED_ANCHORS {
@@ -121,7 +113,7 @@ fn anchors(index: &IndexedCorpus, named: Vec<EntityId>, hybrid: &Hybrid) -> (Vec
 /// B?"); it scores the sum of its ends' relevance. A survivor in no pair scores its relevance plus the
 /// floor.
 fn pair_scores(
-    index: &IndexedCorpus,
+    index: &dyn IndexReader,
     hybrid: &Hybrid,
     (anchors, named): (&[EntityId], usize),
     sets: &[HashSet<EntityId>],
@@ -161,7 +153,7 @@ struct Join {
 }
 
 impl Join {
-    fn new(index: &IndexedCorpus, mut anchors: Vec<EntityId>, named: usize) -> Join {
+    fn new(index: &dyn IndexReader, mut anchors: Vec<EntityId>, named: usize) -> Join {
         let mut sets: Vec<HashSet<EntityId>> = anchors.iter().map(|&e| neighbour_set(index, e)).collect();
         let mut intersection: Vec<EntityId> = match sets[..named].split_first() {
             Some((first, rest)) if !rest.is_empty() => first
@@ -189,17 +181,16 @@ pub fn description() -> String {
         .to_string()
 }
 
-pub fn join(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    join_with_anchors(index, query, index.gazetteer().find(query.text), depth)
+pub fn join(index: &dyn IndexReader, query: Query<'_>, depth: usize) -> Retrieval {
+    join_with_anchors(index, query, index.named_entities(query.text), depth)
 }
 
 /// The join from `named` entities instead of the ones the gazetteer finds in the query (seed 002's query
 /// parsing by an LLM names them).
-pub fn join_with_anchors(index: &IndexedCorpus, query: Query<'_>, named: Vec<EntityId>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus();
+pub fn join_with_anchors(index: &dyn IndexReader, query: Query<'_>, named: Vec<EntityId>, depth: usize) -> Retrieval {
     let hybrid = Hybrid::search(index, query);
     let (anchors, named) = anchors(index, named, &hybrid);
-    let node = |e: EntityId, score: f32| TraceNode::entity(corpus, e, score);
+    let node = |e: EntityId, score: f32| index.entity_node(e, score);
     let relevance_nodes =
         |entities: &[EntityId]| entities.iter().map(|&e| node(e, hybrid.entity(index, e).score)).collect();
     // Without a vector (`Method::Words`) the hybrid is BM25 alone, and the trace says so.

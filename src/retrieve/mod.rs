@@ -22,6 +22,7 @@ mod one_hop;
 pub mod over_fragments;
 mod page;
 mod path;
+pub mod reader;
 mod retriever;
 mod section;
 mod shared;
@@ -132,7 +133,7 @@ pub struct Retrieval {
 /// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
 /// chunk of a page scored by the page) are ordered by their own cosine with the query.
 pub(crate) fn rank_chunks(
-    index: &IndexedCorpus,
+    index: &dyn reader::IndexReader,
     query: &[f32],
     scored: impl IntoIterator<Item = (ChunkId, f32)>,
     depth: usize,
@@ -142,11 +143,8 @@ pub(crate) fn rank_chunks(
         let entry = best.entry(chunk).or_insert(f32::NEG_INFINITY);
         *entry = entry.max(score);
     }
-    let vectors = index.embeddings().vectors();
-    let mut ranked: Vec<(ScoredChunk, f32)> = best
-        .into_iter()
-        .map(|(chunk, score)| (ScoredChunk { chunk, score }, vectors.dot(query, index.rows().chunks[chunk as usize])))
-        .collect();
+    let mut ranked: Vec<(ScoredChunk, f32)> =
+        best.into_iter().map(|(chunk, score)| (ScoredChunk { chunk, score }, index.similarity(query, chunk))).collect();
     ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then(b.1.total_cmp(&a.1)).then(a.0.chunk.cmp(&b.0.chunk)));
     ranked.truncate(depth);
     ranked.into_iter().map(|(hit, _)| hit).collect()

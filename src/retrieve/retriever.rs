@@ -49,9 +49,9 @@ registry! {
     Entity = "entity", entity, entity::entity;
     Path = "path", path, path::path;
     Hub = "hub", hub, hub::hub;
-    Join = "join", join, join::join;
+    Join = "join", join, |index, query, depth| join::join(index, query, depth);
     Triplet = "triplet", triplet, triplet::triplet;
-    Community = "community", community, community::community;
+    Community = "community", community, |index, query, depth| community::community(index, query, depth);
     OneHop = "onehop", one_hop, one_hop::one_hop;
 }
 

@@ -1,11 +1,12 @@
 //! An index split for a static host, as Pagefind splits a site's search: what answering by words reads, in
 //! files a visitor fetches only as questions need them. The *lexicon* is whole: the corpus's summary, the
 //! document table, each document's first chunk, the copied passages and the length of every text BM25
-//! indexed. BM25's postings lie in *term buckets*, by a hash of the term; the chunks' texts and labels lie in
-//! *text runs* of about 4 kB ([`Sizes`]), in document order. A question fetches the lexicon once, then the
-//! buckets its terms hash to and the runs its results lie in: kilobytes, where the whole index is megabytes.
-//! The full engine also answers by meaning from them: the chunks' vectors lie in partitions found by their
-//! centroids (`vectors`).
+//! indexed. BM25's postings lie in *term buckets*, by a hash of the term (`terms`); the chunks' texts and
+//! labels lie in *text runs* of about 4 kB ([`Sizes`]), in document order. The *graph* the node-set join and
+//! the community retriever read is whole too, fetched once (`graph`), its community summaries' postings in
+//! buckets of their own. A question fetches the lexicon and the graph once, then the buckets its terms hash
+//! to and the runs its results lie in: kilobytes, where the whole index is megabytes. The full engine also
+//! answers by meaning from them: the chunks' vectors lie in partitions found by their centroids (`vectors`).
 //!
 //! Every file is `MAGIC` | format version (u32 LE) | the id of the index it was split from (16 bytes: the
 //! blake3 of its snapshot) | blake3 of the payload (32 bytes) | payload (postcard), and names its own part:
@@ -13,7 +14,9 @@
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
 //! the fragments is the whole index's to the bit (`tests/integration/fragments.rs` tests it).
 
+mod graph;
 mod nibbles;
+mod terms;
 mod vectors;
 
 use std::collections::HashMap;
@@ -24,17 +27,20 @@ use super::{ChunkView, CorpusSummary, IndexedCorpus};
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId};
 use crate::embed::ModelIdentity;
-use crate::index::bm25::{Bm25Params, Posting, TextLengths, query_terms};
 use crate::index::{Hit, top_k};
+pub use graph::FragmentGraph;
+use graph::StoredGraph;
+use terms::{SplitBm25, TermBucket};
 pub use vectors::{CENTROIDS, PROBED_VECTORS};
 use vectors::{Centroids, Partition};
 
 /// The lexicon's file name, inside the folder of the fragments.
 pub const LEXICON: &str = "lexicon.bin";
+/// The graph's file name, inside the folder of the fragments.
+pub const GRAPH: &str = "graph.bin";
 const MAGIC: &[u8; 8] = b"QUIREFRG";
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
-const MAX_BUCKETS: usize = 4096;
 
 /// How large the parts are, about, before compression.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +78,13 @@ pub enum FragmentError {
     Encode(String),
 }
 
+impl FragmentError {
+    /// That the fragment fetched for `fragment` holds `what` instead.
+    fn misplaced(fragment: Fragment, what: &str) -> Self {
+        FragmentError::Inconsistent(format!("{what} where {} was expected", fragment.path()))
+    }
+}
+
 /// A file of the fragments besides the lexicon.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fragment {
@@ -79,6 +92,8 @@ pub enum Fragment {
     Texts(u32),
     Centroids,
     Vectors(u32),
+    Graph,
+    Summaries(u32),
 }
 
 impl Fragment {
@@ -89,6 +104,8 @@ impl Fragment {
             Fragment::Texts(run) => format!("texts/{run}.bin"),
             Fragment::Centroids => CENTROIDS.to_string(),
             Fragment::Vectors(partition) => format!("vectors/{partition:03x}.bin"),
+            Fragment::Graph => GRAPH.to_string(),
+            Fragment::Summaries(bucket) => format!("summaries/{bucket:03x}.bin"),
         }
     }
 }
@@ -102,19 +119,9 @@ struct Lexicon {
     first_chunks: Vec<ChunkId>,
     /// Each original passage with its copies (`corpus::copies`).
     copies: Vec<(ChunkId, Vec<ChunkId>)>,
-    params: Bm25Params,
-    text_lengths: Vec<u32>,
-    average_length: f32,
-    buckets: u32,
+    bm25: SplitBm25,
     /// Each text run's first chunk.
     text_runs: Vec<ChunkId>,
-}
-
-/// One bucket's terms, each with its postings as gaps between texts and term frequencies.
-#[derive(Serialize, Deserialize)]
-struct TermBucket {
-    bucket: u32,
-    terms: Vec<(String, Vec<(u32, u32)>)>,
 }
 
 /// What a result shows of a chunk, less its document's source and title (the lexicon's).
@@ -132,19 +139,14 @@ struct TextRun {
     views: Vec<StoredView>,
 }
 
-/// The lexicon, each term bucket and text run, the centroids and each partition of the vectors of `index`,
-/// by path inside their folder. `snapshot` is the index's snapshot, whose hash ties every file to it.
+/// The lexicon, each term bucket and text run, the graph and its summaries' buckets, the centroids and each
+/// partition of the vectors of `index`, by path inside their folder. `snapshot` is the index's snapshot,
+/// whose hash ties every file to it.
 pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec<(String, Vec<u8>)>, FragmentError> {
     let id = index_id(snapshot);
     let corpus = index.corpus();
-    let bm25 = index.bm25();
     let chunks = corpus.chunks.len();
-    let postings_bytes: usize = bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len()).sum();
-    let buckets = postings_bytes.div_ceil(sizes.bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
-    let mut by_bucket: Vec<TermBucket> = (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new() }).collect();
-    for (term, postings) in bm25.postings_by_term() {
-        by_bucket[bucket_of(term, buckets) as usize].terms.push((term.to_string(), gaps(postings)));
-    }
+    let (bm25, by_bucket) = SplitBm25::split(index.bm25(), sizes.bucket_bytes);
     let views: Vec<StoredView> = (0..chunks as ChunkId).map(|chunk| stored_view(index.chunk_view(chunk))).collect();
     let mut text_runs: Vec<ChunkId> = Vec::new();
     let mut run_bytes = sizes.text_run_bytes;
@@ -160,10 +162,7 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         documents: corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
         first_chunks: (0..corpus.documents.len() as DocId).map(|d| corpus.document_chunks(d).start).collect(),
         copies: index.copies().originals().map(|(original, copies)| (original, copies.to_vec())).collect(),
-        params: bm25.params(),
-        text_lengths: bm25.lengths().of_text.to_vec(),
-        average_length: bm25.lengths().average,
-        buckets,
+        bm25,
         text_runs: text_runs.clone(),
     };
     let mut files = vec![(LEXICON.to_string(), encode(&id, &lexicon)?)];
@@ -174,6 +173,11 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         let end = text_runs.get(run + 1).map_or(chunks, |&next| next as usize);
         let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
         files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
+    }
+    let (graph, summary_buckets) = graph::split(index, sizes.bucket_bytes).map_err(FragmentError::Encode)?;
+    files.push((Fragment::Graph.path(), encode(&id, &graph)?));
+    for bucket in summary_buckets {
+        files.push((Fragment::Summaries(bucket.bucket).path(), encode(&id, &bucket)?));
     }
     let vectors = index.embeddings().vectors();
     let (centroids, partitions) =
@@ -188,13 +192,6 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
 fn index_id(snapshot: &[u8]) -> [u8; 16] {
     let hash = blake3::hash(snapshot);
     hash.as_bytes()[..16].try_into().expect("a blake3 hash has 32 bytes")
-}
-
-/// The bucket of `term`: a hash stable across builds and platforms (blake3), not the standard library's.
-fn bucket_of(term: &str, buckets: u32) -> u32 {
-    let hash = blake3::hash(term.as_bytes());
-    let first: [u8; 8] = hash.as_bytes()[..8].try_into().expect("a blake3 hash has 32 bytes");
-    (u64::from_le_bytes(first) % u64::from(buckets)) as u32
 }
 
 fn stored_view(view: ChunkView) -> StoredView {
@@ -233,13 +230,13 @@ fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], id: Option<&[u8; 16]>) -
     Ok((body, found))
 }
 
-/// An index known by its fragments: the lexicon, and the buckets, runs, centroids and partitions fetched so
-/// far.
+/// An index known by its fragments: the lexicon, and the buckets, runs, graph, centroids and partitions
+/// fetched so far.
 pub struct FragmentedIndex {
     id: [u8; 16],
     lexicon: Lexicon,
     copies: Copies,
-    postings: HashMap<u32, HashMap<String, Vec<Posting>>>,
+    graph: Option<FragmentGraph>,
     views: HashMap<u32, Vec<StoredView>>,
     centroids: Option<Centroids>,
     /// Each fetched partition, with its chunks.
@@ -252,8 +249,9 @@ impl FragmentedIndex {
     pub fn open(bytes: &[u8]) -> Result<Self, FragmentError> {
         let (lexicon, id): (Lexicon, _) = decode(bytes, None)?;
         let copies = check(&lexicon).map_err(FragmentError::Inconsistent)?;
-        let (postings, views, partitions) = (HashMap::new(), HashMap::new(), HashMap::new());
-        Ok(Self { id, lexicon, copies, postings, views, centroids: None, partitions, probed_vectors: PROBED_VECTORS })
+        let (views, partitions) = (HashMap::new(), HashMap::new());
+        let probed_vectors = PROBED_VECTORS;
+        Ok(Self { id, lexicon, copies, graph: None, views, centroids: None, partitions, probed_vectors })
     }
 
     pub fn summary(&self) -> &CorpusSummary {
@@ -271,10 +269,22 @@ impl FragmentedIndex {
 
     /// The buckets `query`'s terms lie in that are not fetched yet.
     pub fn missing_for_query(&self, query: &str) -> Vec<Fragment> {
-        let mut buckets: Vec<u32> = query_terms(query).iter().map(|t| bucket_of(t, self.lexicon.buckets)).collect();
-        buckets.sort_unstable();
-        buckets.dedup();
-        buckets.into_iter().filter(|b| !self.postings.contains_key(b)).map(Fragment::Terms).collect()
+        self.lexicon.bm25.missing(query).into_iter().map(Fragment::Terms).collect()
+    }
+
+    /// What answering `query` by words and through the graph needs and is not fetched yet: its buckets and
+    /// the graph, then the buckets of the community summaries its terms lie in.
+    pub fn missing_for_words(&self, query: &str) -> Vec<Fragment> {
+        let summaries: Vec<Fragment> = match &self.graph {
+            None => vec![Fragment::Graph],
+            Some(graph) => graph.summaries.missing(query).into_iter().map(Fragment::Summaries).collect(),
+        };
+        [self.missing_for_query(query), summaries].concat()
+    }
+
+    /// The graph, once fetched.
+    pub fn graph(&self) -> Option<&FragmentGraph> {
+        self.graph.as_ref()
     }
 
     /// The text runs `chunks` lie in that are not fetched yet.
@@ -324,29 +334,31 @@ impl FragmentedIndex {
 
     fn run_of(&self, chunk: ChunkId) -> Option<u32> {
         let runs = &self.lexicon.text_runs;
-        ((chunk as usize) < self.lexicon.text_lengths.len())
-            .then(|| runs.partition_point(|&first| first <= chunk) as u32 - 1)
+        ((chunk as usize) < self.chunks()).then(|| runs.partition_point(|&first| first <= chunk) as u32 - 1)
+    }
+
+    fn chunks(&self) -> usize {
+        self.lexicon.bm25.texts()
     }
 
     /// Takes in `fragment`'s file, checked to be that part of this index.
     pub fn add(&mut self, fragment: Fragment, bytes: &[u8]) -> Result<(), FragmentError> {
-        let chunks = self.lexicon.text_lengths.len();
-        let misplaced =
-            |what: &str| FragmentError::Inconsistent(format!("{what} where {} was expected", fragment.path()));
+        let chunks = self.chunks();
+        let misplaced = |what: &str| FragmentError::misplaced(fragment, what);
         match fragment {
             Fragment::Terms(expected) => {
                 let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
-                if bucket.bucket != expected {
-                    return Err(misplaced(&format!("bucket {}", bucket.bucket)));
-                }
-                let mut terms = HashMap::new();
-                for (term, gaps) in bucket.terms {
-                    let postings = postings(gaps, chunks).ok_or_else(|| {
-                        FragmentError::Inconsistent(format!("postings of `{term}` beyond the chunks"))
-                    })?;
-                    terms.insert(term, postings);
-                }
-                self.postings.insert(expected, terms);
+                self.lexicon.bm25.add(expected, bucket).map_err(|found| misplaced(&found))?;
+            }
+            Fragment::Graph => {
+                let (graph, _): (StoredGraph, _) = decode(bytes, Some(&self.id))?;
+                let graph = FragmentGraph::load(graph, &self.lexicon.documents, chunks);
+                self.graph = Some(graph.map_err(FragmentError::Inconsistent)?);
+            }
+            Fragment::Summaries(expected) => {
+                let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
+                let graph = self.graph.as_mut().ok_or_else(|| misplaced("summaries before the graph"))?;
+                graph.summaries.add(expected, bucket).map_err(|found| misplaced(&found))?;
             }
             Fragment::Texts(expected) => {
                 let (run, _): (TextRun, _) = decode(bytes, Some(&self.id))?;
@@ -377,13 +389,19 @@ impl FragmentedIndex {
     /// BM25's score of every chunk holding a term of `query`, as the whole index scores them; `None` until
     /// every bucket [`Self::missing_for_query`] names is fetched.
     pub fn bm25_scores(&self, query: &str) -> Option<HashMap<u32, f32>> {
-        let mut terms = Vec::new();
-        for term in query_terms(query) {
-            let bucket = self.postings.get(&bucket_of(&term, self.lexicon.buckets))?;
-            terms.extend(bucket.get(&term).map(Vec::as_slice));
-        }
-        let lengths = TextLengths { of_text: &self.lexicon.text_lengths, average: self.lexicon.average_length };
-        Some(lengths.scores(self.lexicon.params, terms))
+        self.lexicon.bm25.scores(query)
+    }
+
+    /// BM25's score of every community whose summary holds a term of `query`, as the whole index scores
+    /// them; `None` until the graph and every bucket [`Self::missing_for_words`] names are fetched.
+    pub fn summary_scores(&self, query: &str) -> Option<HashMap<u32, f32>> {
+        self.graph.as_ref()?.summaries.scores(query)
+    }
+
+    /// The chunks of `document`.
+    pub fn document_chunks(&self, document: DocId) -> std::ops::Range<ChunkId> {
+        let first = |document: usize| self.lexicon.first_chunks.get(document).map_or(self.chunks() as ChunkId, |&c| c);
+        first(document as usize)..first(document as usize + 1)
     }
 
     /// The document `chunk` belongs to.
@@ -408,7 +426,7 @@ impl FragmentedIndex {
 
 /// The copies the lexicon lists, once its parts are found to agree.
 fn check(lexicon: &Lexicon) -> Result<Copies, String> {
-    let chunks = lexicon.text_lengths.len();
+    let chunks = lexicon.bm25.texts();
     let summary = &lexicon.summary;
     if summary.chunks != chunks || summary.documents != lexicon.documents.len() {
         return Err(format!(
@@ -437,41 +455,6 @@ fn check(lexicon: &Lexicon) -> Result<Copies, String> {
     {
         return Err("its text runs are out of order".into());
     }
-    if lexicon.buckets == 0 || !(lexicon.average_length.is_finite() && lexicon.average_length >= 0.0) {
-        return Err("its BM25 statistics are impossible".into());
-    }
+    lexicon.bm25.check()?;
     Copies::from_originals(chunks, lexicon.copies.iter().cloned()).ok_or_else(|| "its copied passages disagree".into())
-}
-
-/// Postings as (gap from the previous text, term frequency).
-fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
-    to_gaps(postings.iter().map(|posting| posting.doc)).zip(postings.iter().map(|posting| posting.tf)).collect()
-}
-
-/// Postings back from their gaps; `None` when they are out of order or one lies beyond `chunks`.
-fn postings(gaps: Vec<(u32, u32)>, chunks: usize) -> Option<Vec<Posting>> {
-    let docs = from_gaps(gaps.iter().map(|&(gap, _)| gap), chunks)?;
-    Some(docs.into_iter().zip(gaps).map(|(doc, (_, tf))| Posting { doc, tf }).collect())
-}
-
-/// Ascending ids as gaps from the one before (the first from 0): small numbers, which postcard writes in a
-/// byte or two.
-fn to_gaps(ids: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
-    let mut previous = 0;
-    ids.map(move |id| id - std::mem::replace(&mut previous, id))
-}
-
-/// Ids back from their gaps; `None` unless each is below `bound` and above the one before.
-fn from_gaps(gaps: impl Iterator<Item = u32>, bound: usize) -> Option<Vec<u32>> {
-    let mut id: Option<u32> = None;
-    gaps.map(|gap| {
-        let next = match id {
-            None => gap,
-            Some(_) if gap == 0 => return None,
-            Some(previous) => previous.checked_add(gap)?,
-        };
-        id = Some(next);
-        ((next as usize) < bound).then_some(next)
-    })
-    .collect()
 }

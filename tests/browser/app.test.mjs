@@ -884,15 +884,17 @@ test("quire site publishes a folder as a static site that opens its index from a
     else fetched.push(request.url().slice(siteUrl.length));
   });
   try {
-    // The first answer comes by words from the index's fragments: its lexicon, its terms' buckets and its
-    // results' text runs; the whole index downloads only after it, for the engine with the model.
+    // The first answer comes by words from the index's fragments: its lexicon and graph, its terms' buckets
+    // and its results' text runs; the whole index downloads only after it, for the engine with the model.
     await page.goto(siteUrl);
     await page.waitForSelector('#status[data-state="answering-by-words"]', { timeout: 120_000 });
     const byWords = await search(page, "Which types are not Send?");
     assert.match(byWords[0].label, /Send and Sync/, JSON.stringify(byWords));
-    // The fragments hold no graph: by BM25 alone.
-    assert.match(await page.textContent("#by-words"), /^Found by their words \(BM25\) while the embedding model loads/);
+    // The fragments hold the graph: by words and through it, as over the whole index.
+    assert.match(await page.textContent("#by-words"), /^Found by their words and through the graph \(BM25, the community retriever and the node-set join\) while the embedding model loads/);
     assert.ok(fetched.includes("corpus/fragments/lexicon.bin"), fetched.join(" "));
+    assert.ok(fetched.includes("corpus/fragments/graph.bin"), fetched.join(" "));
+    assert.ok(fetched.some((f) => /^corpus\/fragments\/summaries\/[0-9a-f]{3}\.bin$/.test(f)), fetched.join(" "));
     assert.ok(fetched.some((f) => /^corpus\/fragments\/terms\/[0-9a-f]{3}\.bin$/.test(f)), fetched.join(" "));
     assert.ok(fetched.some((f) => /^corpus\/fragments\/texts\/\d+\.bin$/.test(f)), fetched.join(" "));
     const whole = fetched.indexOf("corpus/index.quire");
@@ -944,8 +946,8 @@ test("quire site publishes a folder as a static site that opens its index from a
     await rm(work, { recursive: true, force: true });
   }
   assert.match(printed, /a first visit downloads [\d.]+ MB \([\d.]+ MB where the server sends the \.gz copies/);
-  // The page's module and the index's lexicon: a few megabytes, not the engine's module and the model (over 25 MB).
-  const first = Number(/the first answer, by words, comes after ([\d.]+) MB of it/.exec(printed)?.[1]);
+  // The page's module and the index's lexicon and graph: a few megabytes, not the engine's module and the model (over 25 MB).
+  const first = Number(/the first answer, by words and through the graph, comes after ([\d.]+) MB of it/.exec(printed)?.[1]);
   assert.ok(first > 0.5 && first < 5, printed);
 });
 

@@ -1,6 +1,6 @@
-//! An index split into fragments for a static host (`store::fragments`) answers by words as the whole index
-//! does: the same documents, chunks, scores, texts and trace for every question, fetching only the term
-//! buckets and text runs each question needs. By meaning, its partitioned vectors find what exact search
+//! An index split into fragments for a static host (`store::fragments`) answers by words and through the
+//! graph as the whole index does: the same documents, chunks, scores, texts, trace and teaching graph for
+//! every question, fetching the graph once and only the term buckets and text runs each question needs. By meaning, its partitioned vectors find what exact search
 //! finds when every partition is scanned, scored alike, and the hybrid of dense and BM25 over them is the
 //! whole index's; scanning fewer fetches only the nearest partitions. A fragment of another index, a
 //! damaged one or one under another part's name is refused, and no byte of a fragment makes the reader
@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use quire::corpus::SourceFile;
 use quire::embed::TextEmbedder;
 use quire::index::{VectorIndex, VectorIndexKind};
-use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Trace};
+use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Step, Trace};
 use quire::retrieve::{by_words, over_fragments};
 use quire::store::fragments::{self, Fragment, FragmentError, FragmentedIndex, LEXICON, Sizes};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
@@ -93,18 +93,25 @@ fn answer_with(
             fetched.push(fragment.path());
         }
     };
-    fetch(fragmented, fragmented.missing_for_query(question));
-    if let Some(vector) = vector {
+    match vector {
         // The centroids, then the partitions they point to.
-        fetch(fragmented, fragmented.missing_for_meaning(vector));
-        fetch(fragmented, fragmented.missing_for_meaning(vector));
+        Some(vector) => {
+            fetch(fragmented, fragmented.missing_for_query(question));
+            fetch(fragmented, fragmented.missing_for_meaning(vector));
+            fetch(fragmented, fragmented.missing_for_meaning(vector));
+        }
+        // The graph, then the buckets of the community summaries.
+        None => {
+            fetch(fragmented, fragmented.missing_for_words(question));
+            fetch(fragmented, fragmented.missing_for_words(question));
+        }
     }
     let ranked = match vector {
         Some(vector) => over_fragments::rank_by_meaning(fragmented, question, vector, documents),
         None => over_fragments::rank_by_words(fragmented, question, documents),
     }
     .expect("its buckets, centroids and partitions were fetched");
-    fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks()));
+    fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks(fragmented)));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }
 
@@ -123,17 +130,30 @@ fn questions() -> Vec<String> {
 #[test]
 fn fragments_answer_by_words_as_the_whole_index_does() {
     let index = index();
+    let (mut joined, mut communities) = (0, 0);
     for sizes in [SMALL, Sizes::default()] {
         let files = split(index, sizes);
         let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
         assert_eq!(fragmented.summary(), &index.summary());
         for question in questions() {
             for documents in [1, 3, 10] {
-                let whole = Method::Single(Retriever::Bm25).grouped(index, Query::new(&question, &[]), documents);
+                let whole = Method::Words.grouped(index, Query::new(&question, &[]), documents);
                 let (by_fragments, _) = answer(&mut fragmented, &files, &question, documents);
                 assert_eq!(by_fragments, whole, "{question:?} at {documents}");
-                let words = Method::Words.grouped(index, Query::new(&question, &[]), documents);
-                assert_eq!(by_words::grouped(index, &question, documents), words, "{question:?} at {documents}");
+                assert_eq!(by_words::grouped(index, &question, documents), whole, "{question:?} at {documents}");
+                let trace = &whole.1;
+                assert_eq!(over_fragments::trace_graph(&fragmented, trace), trace.graph(index.corpus()));
+                for retriever in &trace.retrievers {
+                    for step in &retriever.steps {
+                        match step {
+                            Step::Seeds { note, nodes } if note.starts_with("entities named") => {
+                                joined += usize::from(!nodes.is_empty())
+                            }
+                            Step::Expand { relation, .. } if relation == "comm_similar_to" => communities += 1,
+                            _ => {}
+                        }
+                    }
+                }
                 for hit in &whole.0 {
                     for chunk in std::iter::once(&hit.best).chain(&hit.more) {
                         assert_eq!(fragmented.chunk_view(chunk.chunk), Some(index.chunk_view(chunk.chunk)));
@@ -142,6 +162,8 @@ fn fragments_answer_by_words_as_the_whole_index_does() {
             }
         }
     }
+    // The graph took part: questions naming pages joined from them, and communities led to their neighbours.
+    assert!(joined > 10 && communities > 10, "{joined} joins from named entities, {communities} community hops");
 }
 
 /// The demo corpus is far below [`fragments::PROBED_VECTORS`]: every partition is scanned, and the answer
@@ -269,12 +291,16 @@ proptest! {
         let lexicon = if which == 0 { mutate(&files[LEXICON]) } else { files[LEXICON].clone() };
         let Ok(mut fragmented) = FragmentedIndex::open(&lexicon) else { return Ok(()) };
         for question in ["moon", "Which planet has the Great Red Spot?"] {
-            for fragment in fragmented.missing_for_query(question) {
-                let bytes = &files[&fragment.path()];
-                let _ = fragmented.add(fragment, &if which == 1 { mutate(bytes) } else { bytes.clone() });
+            for _ in 0..2 {
+                for fragment in fragmented.missing_for_words(question) {
+                    let bytes = &files[&fragment.path()];
+                    let graph = matches!(fragment, Fragment::Graph | Fragment::Summaries(_));
+                    let mutated = (which == 1 && !graph) || (which == 3 && graph);
+                    let _ = fragmented.add(fragment, &if mutated { mutate(bytes) } else { bytes.clone() });
+                }
             }
             let Some(ranked) = over_fragments::rank_by_words(&fragmented, question, 3) else { continue };
-            for fragment in fragmented.missing_for_chunks(ranked.shown_chunks()) {
+            for fragment in fragmented.missing_for_chunks(ranked.shown_chunks(&fragmented)) {
                 let bytes = files.get(&fragment.path()).unwrap_or(&files[names[at % names.len()]]);
                 let _ = fragmented.add(fragment, &if which == 2 { mutate(bytes) } else { bytes.clone() });
             }

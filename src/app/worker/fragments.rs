@@ -1,8 +1,9 @@
 //! An index split into fragments on its site (`store::fragments`), held until the whole snapshot has
-//! loaded: the engine fetches the lexicon when it opens the index (the full engine the centroids too), then
-//! for each question what it needs, all of a step at once, and keeps what it fetched for the next
-//! questions: the buckets of the question's terms, the partitions of its vector's nearest centroids (by
-//! meaning, once the model has loaded), and the text runs of its results.
+//! loaded: the engine fetches the lexicon and the graph when it opens the index (the full engine the
+//! centroids too), then for each question what it needs, all of a step at once, and keeps what it fetched
+//! for the next questions: the buckets of the question's terms (and of the community summaries', by words),
+//! the partitions of its vector's nearest centroids (by meaning, once the model has loaded), and the text
+//! runs of its results.
 
 use futures_util::future::join_all;
 
@@ -39,9 +40,8 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
         engine.preview = None;
         engine.fragments = Some(Fragments { index, folder: folder.to_string() });
     })?;
-    if by_meaning {
-        fetch_missing(|_| vec![Fragment::Centroids]).await.map_err(|e| format!("{name}: {e}"))?;
-    }
+    let centroids = if by_meaning { vec![Fragment::Centroids] } else { Vec::new() };
+    fetch_missing(|_| [vec![Fragment::Graph], centroids].concat()).await.map_err(|e| format!("{name}: {e}"))?;
     Ok(state)
 }
 
@@ -50,10 +50,13 @@ pub(super) fn opened() -> bool {
     with_engine(|engine| engine.fragments.is_some()).unwrap_or(false)
 }
 
-/// The `k` best documents for `text` by BM25, as the whole index ranks them.
+/// The `k` best documents for `text` by words and through the graph, as the whole index ranks them.
 pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    fetch_missing(|index| index.missing_for_query(text)).await?;
+    // The graph names the summary buckets to fetch: a second step where it was not fetched yet.
+    for _ in 0..2 {
+        fetch_missing(|index| index.missing_for_words(text)).await?;
+    }
     let ranked = with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?
         .ok_or("the question's words could not be looked up: their fragments were replaced meanwhile")?;
     let answer = finish(ranked, started).await?;
@@ -81,12 +84,11 @@ pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: u
 
 /// Fetches the text runs `ranked` shows, and answers.
 async fn finish(ranked: Ranked, started: f64) -> Result<Answer, String> {
-    let shown = ranked.shown_chunks();
+    let shown = with_fragments(|index| Ok(ranked.shown_chunks(index)))?;
     fetch_missing(|index| index.missing_for_chunks(shown.iter().copied())).await?;
     with_fragments(|index| {
         let (hits, trace) = ranked.finish(index).ok_or("the results' texts were replaced meanwhile: ask again")?;
-        // BM25 records no steps, so no node of the trace is asked what it holds.
-        let graph = trace.graph_holding(&|_, _, _| false);
+        let graph = over_fragments::trace_graph(index, &trace);
         let view = |chunk| index.chunk_view(chunk);
         let source = |document| index.source(document);
         let shown = Shown { view: &view, source: &source };

@@ -19,18 +19,21 @@ pub struct Gazetteer {
 
 impl Gazetteer {
     pub fn new(corpus: &Corpus) -> Self {
+        Self::from_names(corpus.entities.iter().map(|e| e.name.as_str()), corpus.settings.min_mention_chars)
+    }
+
+    /// The gazetteer of entities named `names`, in id order, skipping names under `min_chars` characters (an
+    /// index split for a static host keeps the names, not the corpus).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>, min_chars: usize) -> Self {
         let mut seen = HashSet::new();
-        let (names, entities): (Vec<String>, Vec<EntityId>) = corpus
-            .entities
-            .iter()
+        let (names, entities): (Vec<String>, Vec<EntityId>) = names
+            .into_iter()
             .enumerate()
-            .filter(|(_, e)| {
-                let folded = caseless::default_case_fold_str(&e.name);
-                e.name.chars().count() >= corpus.settings.min_mention_chars
-                    && !TITLE_STOP_LIST.contains(&folded.as_str())
-                    && seen.insert(folded)
+            .filter(|(_, name)| {
+                let folded = caseless::default_case_fold_str(name);
+                name.chars().count() >= min_chars && !TITLE_STOP_LIST.contains(&folded.as_str()) && seen.insert(folded)
             })
-            .map(|(id, e)| (caseless::default_case_fold_str(&e.name), id as EntityId))
+            .map(|(id, name)| (caseless::default_case_fold_str(name), id as EntityId))
             .unzip();
         let matcher = AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(names).ok();
         Self { matcher, entities }

@@ -82,6 +82,24 @@ impl Step {
     pub fn keep(note: impl Into<String>, nodes: Vec<TraceNode>, score: f32) -> Self {
         Step::Keep { note: note.into(), nodes, score }
     }
+
+    /// The nodes it names.
+    pub fn nodes(&self) -> Vec<&TraceNode> {
+        match self {
+            Step::Seeds { nodes, .. } | Step::Keep { nodes, .. } => nodes.iter().collect(),
+            Step::Expand { from, to, .. } => vec![from, to],
+            Step::Llm { .. } => Vec::new(),
+        }
+    }
+
+    /// The nodes it names, to relabel.
+    pub fn nodes_mut(&mut self) -> Vec<&mut TraceNode> {
+        match self {
+            Step::Seeds { nodes, .. } | Step::Keep { nodes, .. } => nodes.iter_mut().collect(),
+            Step::Expand { from, to, .. } => vec![from, to],
+            Step::Llm { .. } => Vec::new(),
+        }
+    }
 }
 
 /// A chunk in a ranked list.

@@ -78,7 +78,7 @@ pub(super) fn partition(
             for &chunk in chunks {
                 vectors.push_codes(store, rows[chunk as usize]);
             }
-            let chunks = super::to_gaps(chunks.iter().copied()).collect();
+            let chunks = super::terms::to_gaps(chunks.iter().copied()).collect();
             partitions.push(Partition { partition: partitions.len() as u32, chunks, vectors });
         }
     }
@@ -163,7 +163,7 @@ impl Partition {
         {
             return Err(format!("partition {} of {} chunks", self.partition, self.chunks.len()));
         }
-        super::from_gaps(self.chunks.iter().copied(), chunks)
+        super::terms::from_gaps(self.chunks.iter().copied(), chunks)
             .ok_or_else(|| "chunks out of order or beyond the index".into())
     }
 

@@ -1,0 +1,142 @@
+//! A BM25 index split by term for a static host: its statistics (the parameters, every text's length) whole,
+//! its postings in *buckets* by a stable hash of the term, so that a question fetches the buckets of its
+//! terms only. It scores with the whole index's own scoring ([`TextLengths::scores`]), so the scores are
+//! the whole index's to the bit. The chunks' BM25 and the community summaries' are split alike.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::bm25::{Bm25Index, Bm25Params, Posting, TextLengths, query_terms};
+
+const MAX_BUCKETS: usize = 4096;
+
+/// What a BM25 index keeps whole, and the buckets of it fetched so far.
+#[derive(Serialize, Deserialize)]
+pub(super) struct SplitBm25 {
+    params: Bm25Params,
+    text_lengths: Vec<u32>,
+    average_length: f32,
+    buckets: u32,
+    #[serde(skip)]
+    fetched: HashMap<u32, HashMap<String, Vec<Posting>>>,
+}
+
+/// One bucket's terms, each with its postings as gaps between texts and term frequencies.
+#[derive(Serialize, Deserialize)]
+pub(super) struct TermBucket {
+    pub bucket: u32,
+    terms: Vec<(String, Vec<(u32, u32)>)>,
+}
+
+impl SplitBm25 {
+    /// `bm25`'s statistics, and its postings in buckets of about `bucket_bytes`.
+    pub fn split(bm25: &Bm25Index, bucket_bytes: usize) -> (Self, Vec<TermBucket>) {
+        let postings_bytes: usize =
+            bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len()).sum();
+        let buckets = postings_bytes.div_ceil(bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
+        let mut by_bucket: Vec<TermBucket> =
+            (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new() }).collect();
+        for (term, postings) in bm25.postings_by_term() {
+            by_bucket[bucket_of(term, buckets) as usize].terms.push((term.to_string(), gaps(postings)));
+        }
+        let lengths = bm25.lengths();
+        let split = SplitBm25 {
+            params: bm25.params(),
+            text_lengths: lengths.of_text.to_vec(),
+            average_length: lengths.average,
+            buckets,
+            fetched: HashMap::new(),
+        };
+        (split, by_bucket)
+    }
+
+    /// How many texts it indexes.
+    pub fn texts(&self) -> usize {
+        self.text_lengths.len()
+    }
+
+    /// Why its statistics are impossible, if they are.
+    pub fn check(&self) -> Result<(), String> {
+        if self.buckets == 0 || !(self.average_length.is_finite() && self.average_length >= 0.0) {
+            return Err("its BM25 statistics are impossible".into());
+        }
+        Ok(())
+    }
+
+    /// The buckets `query`'s terms lie in that are not fetched yet.
+    pub fn missing(&self, query: &str) -> Vec<u32> {
+        let mut buckets: Vec<u32> = query_terms(query).iter().map(|t| bucket_of(t, self.buckets)).collect();
+        buckets.sort_unstable();
+        buckets.dedup();
+        buckets.retain(|bucket| !self.fetched.contains_key(bucket));
+        buckets
+    }
+
+    /// Takes in `bucket`, fetched as bucket `expected`; why not, if it is another or lists texts beyond its own.
+    pub fn add(&mut self, expected: u32, bucket: TermBucket) -> Result<(), String> {
+        if bucket.bucket != expected {
+            return Err(format!("bucket {}", bucket.bucket));
+        }
+        let mut terms = HashMap::new();
+        for (term, gaps) in bucket.terms {
+            let postings =
+                postings(gaps, self.texts()).ok_or_else(|| format!("postings of `{term}` beyond the texts"))?;
+            terms.insert(term, postings);
+        }
+        self.fetched.insert(expected, terms);
+        Ok(())
+    }
+
+    /// BM25's score of every text holding a term of `query`, as the whole index scores them; `None` until
+    /// every bucket [`Self::missing`] names is fetched.
+    pub fn scores(&self, query: &str) -> Option<HashMap<u32, f32>> {
+        let mut terms = Vec::new();
+        for term in query_terms(query) {
+            let bucket = self.fetched.get(&bucket_of(&term, self.buckets))?;
+            terms.extend(bucket.get(&term).map(Vec::as_slice));
+        }
+        let lengths = TextLengths { of_text: &self.text_lengths, average: self.average_length };
+        Some(lengths.scores(self.params, terms))
+    }
+}
+
+/// The bucket of `term`: a hash stable across builds and platforms (blake3), not the standard library's.
+fn bucket_of(term: &str, buckets: u32) -> u32 {
+    let hash = blake3::hash(term.as_bytes());
+    let first: [u8; 8] = hash.as_bytes()[..8].try_into().expect("a blake3 hash has 32 bytes");
+    (u64::from_le_bytes(first) % u64::from(buckets)) as u32
+}
+
+/// Postings as (gap from the previous text, term frequency).
+fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
+    to_gaps(postings.iter().map(|posting| posting.doc)).zip(postings.iter().map(|posting| posting.tf)).collect()
+}
+
+/// Postings back from their gaps; `None` when they are out of order or one lies beyond `texts`.
+fn postings(gaps: Vec<(u32, u32)>, texts: usize) -> Option<Vec<Posting>> {
+    let docs = from_gaps(gaps.iter().map(|&(gap, _)| gap), texts)?;
+    Some(docs.into_iter().zip(gaps).map(|(doc, (_, tf))| Posting { doc, tf }).collect())
+}
+
+/// Ascending ids as gaps from the one before (the first from 0): small numbers, which postcard writes in a
+/// byte or two.
+pub(super) fn to_gaps(ids: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
+    let mut previous = 0;
+    ids.map(move |id| id - std::mem::replace(&mut previous, id))
+}
+
+/// Ids back from their gaps; `None` unless each is below `bound` and above the one before.
+pub(super) fn from_gaps(gaps: impl Iterator<Item = u32>, bound: usize) -> Option<Vec<u32>> {
+    let mut id: Option<u32> = None;
+    gaps.map(|gap| {
+        let next = match id {
+            None => gap,
+            Some(_) if gap == 0 => return None,
+            Some(previous) => previous.checked_add(gap)?,
+        };
+        id = Some(next);
+        ((next as usize) < bound).then_some(next)
+    })
+    .collect()
+}
