@@ -31,7 +31,8 @@ after(async () => {
 async function openApp() {
   const page = await browser.context.newPage();
   // Tests share one browser profile: start each from empty storage, as a first visit would. (Errors are watched
-  // from the app's load on: this bare JSON page has no icon, and the browser's request for one is a 404.)
+  // from the app's load on; the browser's request for this bare JSON page's icon is answered, empty, by the
+  // harness.)
   await page.goto(`${server.url}snapshots/planets-questions.json`);
   await page.evaluate(forgetSavedIndex);
   const errors = watchErrors(page);
