@@ -155,6 +155,12 @@ impl KnowledgeGraph {
         out
     }
 
+    /// The chunks citing `entity`.
+    pub fn citing_chunks(&self, entity: EntityId) -> Vec<ChunkId> {
+        let citing = self.neighbors(NodeRef::Entity(entity), EdgeKind::CitedIn).into_iter();
+        citing.filter_map(|node| if let NodeRef::Chunk(chunk) = node { Some(chunk) } else { None }).collect()
+    }
+
     /// Every entity one hop from `entity`, each once: semantic relations first, then mentions out of and into
     /// its page.
     pub fn entity_links(&self, corpus: &Corpus, entity: EntityId) -> Vec<(EntityId, EntityLink)> {

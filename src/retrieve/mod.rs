@@ -34,7 +34,6 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, EntityId};
-use crate::graph::{EdgeKind, NodeRef};
 use crate::index::Hit;
 use crate::store::IndexedCorpus;
 
@@ -152,12 +151,7 @@ pub(crate) fn rank_chunks(
 
 /// Chunks citing an entity.
 fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    index
-        .graph()
-        .neighbors(NodeRef::Entity(entity), EdgeKind::CitedIn)
-        .into_iter()
-        .filter_map(|n| if let NodeRef::Chunk(c) = n { Some(c) } else { None })
-        .collect()
+    index.graph().citing_chunks(entity)
 }
 
 /// Chunks about an entity: those citing it, and those of its page.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::terms::{SplitBm25, TermBucket, from_gaps, to_gaps};
 use crate::corpus::{ChunkId, DocId, EntityId, Gazetteer};
-use crate::graph::{CommunityLink, EdgeKind, NodeRef};
+use crate::graph::CommunityLink;
 use crate::store::IndexedCorpus;
 
 #[derive(Serialize, Deserialize)]
@@ -58,12 +58,7 @@ pub(super) fn split(index: &IndexedCorpus, bucket_bytes: usize) -> Result<(Store
         if corpus.entities[entity as usize].document.is_some() {
             return Vec::new();
         }
-        let mut chunks: Vec<ChunkId> = index
-            .graph()
-            .neighbors(NodeRef::Entity(entity), EdgeKind::CitedIn)
-            .into_iter()
-            .filter_map(|node| if let NodeRef::Chunk(chunk) = node { Some(chunk) } else { None })
-            .collect();
+        let mut chunks = index.graph().citing_chunks(entity);
         chunks.sort_unstable();
         chunks.dedup();
         to_gaps(chunks.into_iter()).collect()
