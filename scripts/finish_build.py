@@ -13,7 +13,7 @@
    a small script that writes it, with the endpoint origin the app stored (src/app/settings.rs, ORIGIN_KEY)
    if it is a bare http(s) origin, and nothing else.
 2. The engine's module (Trunk names a worker build `quire.js`, unhashed) is named by its content, as the page's
-   is, and the page learns its name from a <meta name="quire-engine"> (src/app/browser.rs): a page of one build
+   is, and the page learns its name from a <meta name="quire-engine"> (src/web/browser.rs): a page of one build
    never starts another build's engine from a cache.
 3. The service worker: www/sw.js with this build's file list and version written in, so that a new build is a
    new service worker (browsers compare the script's bytes) that caches the new files.

@@ -5,7 +5,8 @@
 //! [`embed`] computes sentence embeddings, [`index`] holds vector and BM25 indexes, [`store`] assembles an
 //! indexed corpus and persists it as one snapshot file, [`retrieve`] answers queries, [`eval`] measures how
 //! well it does on labelled questions, and [`generate`] asks the user's LLM endpoint for answers from the
-//! retrieved chunks. The browser app lives in `app` (wasm32 only) and holds no retrieval logic.
+//! retrieved chunks. The browser's engine (its workers, their calls, storage) lives in `web`, the page in `app` (both wasm32
+//! only); neither holds retrieval logic.
 
 pub mod analyzer;
 pub mod chat;
@@ -22,6 +23,8 @@ pub mod yaml;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 #[cfg(feature = "bench")]
 pub mod bench;

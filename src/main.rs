@@ -38,5 +38,5 @@ fn keep_freed_memory() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    quire::app::start_engine();
+    quire::web::start_engine();
 }

@@ -1,6 +1,6 @@
 //! The `quire-page` binary: the browser app's page module, built for wasm32 by Trunk. It holds the page and
 //! an engine that answers by words; the engine with the embedder and the parsers is the `quire` binary's
-//! module, which the page starts behind it (`app::engine`).
+//! module, which the page starts behind it (`web::client`).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

@@ -1,5 +1,5 @@
-// The entry of every worker of the app: the engine worker (src/app/worker/) and the embedding workers of its
-// pool (src/app/pool.rs). Its first message names the module to load (the app's own wasm glue, whose file name
+// The entry of every worker of the app: the engine worker (src/web/worker/) and the embedding workers of its
+// pool (src/web/pool.rs). Its first message names the module to load (the app's own wasm glue, whose file name
 // Trunk hashed) and the role to take; the module's `main` reads the role and serves it. (Not the script's URL:
 // a response the service worker serves from its cache carries the cached URL, without a query.)
 self.addEventListener("message", async (event) => {

@@ -6,11 +6,11 @@ use leptos::task::spawn_local;
 
 use super::chat::{ChatView, Conversation};
 use super::controls::{MethodChoice, MethodControls, SampleQuestions};
-use super::engine;
 use super::lesson::LessonPanel;
 use super::results::{Results, Search};
 use super::session::{IndexSession, Model};
 use super::settings::LlmSettings;
+use crate::web::client;
 
 #[component]
 pub fn AskPanel(
@@ -42,7 +42,7 @@ pub fn AskPanel(
             if !session.vectors_for(node_vectors).await {
                 return;
             }
-            match engine::query(&text, method, k).await {
+            match client::query(&text, method, k).await {
                 Ok(result) => search.show(result, text, still_indexing),
                 Err(failure) => session.recover(failure).await,
             }

@@ -8,11 +8,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::engine;
 use super::llm::{self, Call};
-use super::protocol::{Answer, AssistTurn, MethodSpec, ResultRow};
 use super::settings::LlmSettings;
 use crate::generate::{ContextChunk, Endpoint, Failure, answer_html, build_messages, cited, sources_list};
+use crate::web::calls::{AssistReply, StartAssist};
+use crate::web::client;
+use crate::web::protocol::{Answer, AssistTurn, MethodSpec, ResultRow};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Progress {
@@ -125,9 +126,10 @@ impl Conversation {
     ) -> Result<(), Failure> {
         let k = settings.context_chunks;
         let answer = match settings.assist {
-            None => engine::query(question, method, k).await.map_err(refused)?,
+            None => client::query(question, method, k).await.map_err(refused)?,
             Some(assist) => {
-                let mut turn = engine::assist(question, method, k, assist).await.map_err(refused)?;
+                let mut turn =
+                    client::call(StartAssist { text: question.into(), method, k, assist }).await.map_err(refused)?;
                 let mut calls = 0;
                 loop {
                     match turn {
@@ -137,7 +139,7 @@ impl Conversation {
                             self.update(index, |exchange| exchange.progress = Progress::Assisting(calls));
                             let reply =
                                 llm::stream(endpoint, &messages, call, settings.timeout_seconds, &mut |_| {}).await?;
-                            turn = engine::assist_reply(reply).await.map_err(refused)?;
+                            turn = client::call(AssistReply { reply }).await.map_err(refused)?;
                         }
                     }
                 }
@@ -172,7 +174,7 @@ impl Conversation {
     }
 }
 
-fn refused(failure: engine::Failure) -> Failure {
+fn refused(failure: client::Failure) -> Failure {
     Failure::Retrieval(failure.to_string())
 }
 

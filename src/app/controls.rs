@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::protocol::MethodSpec;
 use crate::retrieve::{Fusion, Retriever};
 use crate::store::published::SampleQuestion;
+use crate::web::protocol::MethodSpec;
 
 const DEFAULT_TOP_K: usize = 6;
 const TOP_K_RANGE: (usize, usize) = (2, 12);

@@ -5,8 +5,8 @@
 
 use crate::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 
-use super::browser;
 use crate::retrieve::lesson::Lesson;
+use crate::web::browser;
 
 /// The corpora this build publishes, and its title.
 pub async fn fetch_published() -> Result<Published, String> {

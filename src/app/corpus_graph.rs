@@ -6,9 +6,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::canvas::{Canvas, ViewBox, short};
-use super::engine;
 use crate::graph::overview::{Overview, OverviewKind, OverviewNode};
 use crate::store::CorpusSummary;
+use crate::web::calls::GraphOverview;
+use crate::web::client;
 
 /// The most nodes drawn: enough for a few hundred pages with their sections and first chunks, and what the
 /// Chromium check measures pan and zoom at.
@@ -53,7 +54,9 @@ pub fn CorpusGraph(
         }
         drawing.set(true);
         spawn_local(async move {
-            drawn.set(Some(engine::overview(MAX_NODES).await.map_err(|failure| failure.to_string())));
+            drawn.set(Some(
+                client::call(GraphOverview { max_nodes: MAX_NODES }).await.map_err(|failure| failure.to_string()),
+            ));
             drawing.set(false);
         });
     });

@@ -5,12 +5,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::browser;
 use super::phase::Phase;
-use super::protocol::IndexOutcome;
 use super::session::IndexSession;
 use crate::corpus::ReportLine;
 use crate::store::CorpusSummary;
+use crate::web::browser;
+use crate::web::protocol::IndexOutcome;
 
 /// Documents listed at once. Listing every one of a 100,000-document corpus put 100,000 rows in the page:
 /// about 900 MB of the tab's heap (docs/BENCHMARKS.md, "Costs that grow with the corpus"); the filter

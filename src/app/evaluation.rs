@@ -8,10 +8,11 @@ use leptos::task::spawn_local;
 
 use crate::retrieve::Method;
 
-use super::browser::{self, picked_files, read_picked};
-use super::engine::{self, Failure};
 use super::phase::{Phase, describe_progress};
-use super::protocol::{Evaluation, FileBytes, Request};
+use crate::web::browser::{self, picked_files, read_picked};
+use crate::web::calls::Evaluate;
+use crate::web::client::{self, Failure};
+use crate::web::protocol::{Evaluation, FileBytes};
 
 /// The bundled dataset, as `scripts/build_demos.sh` lays it out in the build.
 const BUNDLED: &str = "scifact-subset";
@@ -36,7 +37,7 @@ impl Source {
     }
 
     /// The request that evaluates `methods` at `cutoffs` on this dataset's `split`.
-    async fn request(self, split: String, methods: Vec<String>, cutoffs: Vec<usize>) -> Result<Request, String> {
+    async fn request(self, split: String, methods: Vec<String>, cutoffs: Vec<usize>) -> Result<Evaluate, String> {
         let (dataset, files, snapshot) = match self {
             Source::Folder(name, files) => (name, files, None),
             Source::Bundled => {
@@ -49,7 +50,7 @@ impl Source {
                 (BUNDLED.to_string(), files, Some(snapshot))
             }
         };
-        Ok(Request::Evaluate { dataset, split, files, snapshot, methods, cutoffs })
+        Ok(Evaluate { dataset, split, files, snapshot, methods, cutoffs })
     }
 }
 
@@ -103,7 +104,7 @@ where
         spawn_local(async move {
             let outcome = match request {
                 Ok(request) => match request.await {
-                    Ok(request) => engine::evaluate(request).await,
+                    Ok(request) => client::call(request).await,
                     Err(reason) => Err(Failure::Refused(reason)),
                 },
                 Err(reason) => Err(Failure::Refused(reason)),

@@ -17,11 +17,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, RequestMode};
 
-use super::browser::{describe, describe_request};
 use crate::generate::{
     self, AnswerBudget, Endpoint, Failure, HttpRequest, Message, StreamDecoder, StreamError, StreamEvent, chat_request,
     endpoint_origin, failure_for_status, models_request, parse_models,
 };
+use crate::web::browser::{describe, describe_request};
 
 /// How long the no-cors probe of a failed call may take.
 const PROBE_MS: u32 = 5_000;

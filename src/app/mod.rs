@@ -11,52 +11,35 @@
 //! in `chat.rs`; [`App`] only puts the panels together.
 
 mod ask;
-mod browser;
 mod canvas;
 mod chat;
 mod controls;
 mod corpora;
 mod corpus_graph;
 mod documents;
-mod engine;
 mod evaluation;
 mod lesson;
 mod llm;
-mod model;
 mod phase;
-mod pool;
-mod protocol;
 mod results;
 mod session;
 mod settings;
-mod storage;
 mod teaching;
-mod worker;
 
 use leptos::mount::mount_to_body;
 use leptos::prelude::*;
 
+use crate::web::client;
+
 use results::Search;
 use session::IndexSession;
-
-/// The engine module's entry (the `quire` binary): the full engine worker, or one of its embedding workers.
-pub fn start_engine() {
-    match browser::worker_role().as_deref() {
-        Some(pool::ROLE) => pool::serve_embedding(),
-        Some(engine::ROLE) => worker::serve(),
-        Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
-        None => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
-    }
-}
 
 /// The page's module entry (the `quire-page` binary): the page, or the engine that answers by words while
 /// the full engine loads. It links neither the embedder nor the parsers, so a visit downloads a fraction of
 /// the engine's module before its first answer.
 pub fn start_page() {
-    match browser::worker_role().as_deref() {
-        Some(engine::ROLE) => return worker::serve_by_words(),
-        Some(unknown) => return web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
-        None => {}
+    if crate::web::serve_by_words_here() {
+        return;
     }
     console_error_panic_hook::set_once();
     mount_to_body(App);
@@ -70,7 +53,7 @@ fn App() -> impl IntoView {
     let llm_settings = RwSignal::new(stored_settings);
     let api_key = RwSignal::new(remembered_key);
     session.start();
-    let recover = move |failure: engine::Failure| session.recover(failure);
+    let recover = move |failure: client::Failure| session.recover(failure);
     let open_outline = move |source: String, chunk: u32| search.open_outline(source, chunk, recover);
 
     view! {

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::engine;
-use super::protocol::{Progress, Task};
+use crate::web::client;
+use crate::web::protocol::{Progress, Task};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Phase {
@@ -88,7 +88,7 @@ pub fn StatusLine(phase: RwSignal<Phase>) -> impl IntoView {
             {move || phase.get().message()}
             {move || phase.get().cancellable().then(|| view! {
                 " "
-                <button id="cancel" type="button" on:click=move |_| engine::cancel()>"Cancel"</button>
+                <button id="cancel" type="button" on:click=move |_| client::cancel()>"Cancel"</button>
             })}
         </p>
     }

@@ -6,11 +6,12 @@ use std::future::Future;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::engine::{self, Failure};
-use super::protocol::{Answer, ResultRow};
 use super::teaching;
 use crate::store::DocumentOutline;
 use crate::store::published::SampleQuestion;
+use crate::web::calls::Outline;
+use crate::web::client::{self, Failure};
+use crate::web::protocol::{Answer, ResultRow};
 
 const FIRST_QUESTION: &str = "Who was the first person to walk on the Moon?";
 
@@ -71,7 +72,7 @@ impl Search {
     {
         let question = Some(self.answered.get_untracked()).filter(|q| !q.is_empty());
         spawn_local(async move {
-            match engine::outline(&source, question).await {
+            match client::call(Outline { source, query: question }).await {
                 Ok(document) => self.outline.set(Some((document, chunk))),
                 Err(failure) => recover(failure).await,
             }

@@ -9,17 +9,30 @@ use super::{Query, Retrieval};
 use super::{bm25, community, dense, entity, hub, join, one_hop, page, path, section, triplet};
 use crate::store::IndexedCorpus;
 
+/// What a retriever searches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// Chunks (their texts, vectors, the chunk graph) and the knowledge graph's links.
+    Chunks,
+    /// Also the vectors of pages, sections, entities or relations, which an index of chunk vectors must
+    /// gain first (`store::Vectors`).
+    NodeVectors,
+}
+
 /// What the registry knows of a retriever.
 struct Entry {
     retriever: Retriever,
     name: &'static str,
+    /// The seed document it comes from (`0` is seed 000; docs/ARCHITECTURE.md's glossary), if any.
+    seed: Option<u8>,
+    reads: Reads,
     description: fn() -> String,
     run: fn(&IndexedCorpus, Query<'_>, usize) -> Retrieval,
 }
 
 /// Declares the [`Retriever`] enum and its [`REGISTRY`] from one list, so no variant can lack its row.
 macro_rules! registry {
-    ($($variant:ident = $name:literal, $module:ident, $run:expr;)*) => {
+    ($($variant:ident = $name:literal, $seed:expr, $reads:ident, $module:ident, $run:expr;)*) => {
         /// One retriever: a single ranked list of chunks.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum Retriever {
@@ -28,7 +41,14 @@ macro_rules! registry {
 
         /// Every retriever in catalogue order, each row at its variant's position.
         const REGISTRY: &[Entry] = &[
-            $(Entry { retriever: Retriever::$variant, name: $name, description: $module::description, run: $run },)*
+            $(Entry {
+                retriever: Retriever::$variant,
+                name: $name,
+                seed: $seed,
+                reads: Reads::$reads,
+                description: $module::description,
+                run: $run,
+            },)*
         ];
     };
 }
@@ -40,35 +60,47 @@ macro_rules! plain {
     };
 }
 
-// The seeds' retrievers, then the one-hop baseline.
+// The seeds' retrievers, then the one-hop baseline: variant = name, seed, what it reads, module, run.
 registry! {
-    Dense = "dense", dense, plain!(dense::dense);
-    Bm25 = "bm25", bm25, plain!(bm25::bm25);
-    Page = "page", page, page::page;
-    Section = "section", section, section::section;
-    Entity = "entity", entity, entity::entity;
-    Path = "path", path, path::path;
-    Hub = "hub", hub, hub::hub;
-    Join = "join", join, |index, query, depth| join::join(index, query, depth);
-    Triplet = "triplet", triplet, triplet::triplet;
-    Community = "community", community, |index, query, depth| community::community(index, query, depth);
-    OneHop = "onehop", one_hop, one_hop::one_hop;
+    Dense = "dense", Some(0), Chunks, dense, plain!(dense::dense);
+    Bm25 = "bm25", Some(4), Chunks, bm25, plain!(bm25::bm25);
+    Page = "page", Some(0), NodeVectors, page, page::page;
+    Section = "section", Some(0), NodeVectors, section, section::section;
+    Entity = "entity", Some(0), NodeVectors, entity, entity::entity;
+    Path = "path", Some(0), NodeVectors, path, path::path;
+    Hub = "hub", Some(1), NodeVectors, hub, hub::hub;
+    Join = "join", Some(2), Chunks, join, |index, query, depth| join::join(index, query, depth);
+    Triplet = "triplet", Some(3), NodeVectors, triplet, triplet::triplet;
+    Community = "community", Some(4), Chunks, community, |index, query, depth| community::community(index, query, depth);
+    OneHop = "onehop", None, Chunks, one_hop, one_hop::one_hop;
 }
 
+/// How many registry rows come from a seed.
+const SEED_COUNT: usize = {
+    let (mut count, mut row) = (0, 0);
+    while row < REGISTRY.len() {
+        if REGISTRY[row].seed.is_some() {
+            count += 1;
+        }
+        row += 1;
+    }
+    count
+};
+
 impl Retriever {
-    /// What `rrf-all` and `zsum-all` fuse: every retriever of the seeds (not the one-hop baseline).
-    pub const SEEDS: [Retriever; 10] = [
-        Self::Dense,
-        Self::Bm25,
-        Self::Page,
-        Self::Section,
-        Self::Entity,
-        Self::Path,
-        Self::Hub,
-        Self::Join,
-        Self::Triplet,
-        Self::Community,
-    ];
+    /// What `rrf-all` and `zsum-all` fuse: every retriever of the seeds (not the one-hop baseline), in
+    /// registry order; the rows with a seed.
+    pub const SEEDS: [Retriever; SEED_COUNT] = {
+        let (mut seeds, mut found, mut row) = ([Retriever::Dense; SEED_COUNT], 0, 0);
+        while row < REGISTRY.len() {
+            if REGISTRY[row].seed.is_some() {
+                seeds[found] = REGISTRY[row].retriever;
+                found += 1;
+            }
+            row += 1;
+        }
+        seeds
+    };
 
     /// Every retriever: the seeds', then the one-hop baseline.
     pub fn all() -> impl Iterator<Item = Retriever> {
@@ -96,7 +128,7 @@ impl Retriever {
     /// Whether it searches the vectors of other nodes than chunks (pages, sections, entities, relations),
     /// which an index of chunk vectors must gain first (`store::Vectors`).
     pub fn reads_node_vectors(self) -> bool {
-        matches!(self, Self::Page | Self::Section | Self::Entity | Self::Path | Self::Hub | Self::Triplet)
+        self.entry().reads == Reads::NodeVectors
     }
 
     /// Its ranked chunks for `query`; none, with the reason as its one step, on an index that lacks the
@@ -124,5 +156,9 @@ mod tests {
         }
         assert_eq!(Retriever::all().take(Retriever::SEEDS.len()).collect::<Vec<_>>(), Retriever::SEEDS);
         assert!(Retriever::Page.description().contains("the 3 pages"), "built from page::PAGES");
+        assert_eq!(Retriever::SEEDS.len(), 10, "every seed's retriever, not the one-hop baseline");
+        let node_vectors: Vec<&str> =
+            Retriever::all().filter(|r| r.reads_node_vectors()).map(Retriever::name).collect();
+        assert_eq!(node_vectors, ["page", "section", "entity", "path", "hub", "triplet"]);
     }
 }

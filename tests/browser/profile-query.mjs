@@ -46,7 +46,7 @@ try {
   // The engine worker is the one that spent the most time answering.
   const times = profiles.map(profileTimes);
   if (times.length === 0) throw new Error("no worker was profiled");
-  const answering = ({ inclusive }) => Math.max(0, ...[...inclusive].filter(([name]) => name.startsWith("quire::app::worker::")).map(([, ms]) => ms));
+  const answering = ({ inclusive }) => Math.max(0, ...[...inclusive].filter(([name]) => name.startsWith("quire::web::worker::")).map(([, ms]) => ms));
   const busy = ({ self }) => [...self.values()].reduce((a, b) => a + b, 0);
   const engine = times.reduce((a, b) => (answering(b) > answering(a) ? b : a));
   const perQuestion = (ms) => (ms / count).toFixed(2);

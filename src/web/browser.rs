@@ -23,6 +23,14 @@ enum Scope {
     Worker(web_sys::WorkerGlobalScope),
 }
 
+/// `navigator.storage`, in the page or a worker.
+pub fn storage_manager() -> web_sys::StorageManager {
+    match scope() {
+        Scope::Page(window) => window.navigator().storage(),
+        Scope::Worker(worker) => worker.navigator().storage(),
+    }
+}
+
 fn scope() -> Scope {
     let global = js_sys::global();
     // `instanceof Window` would throw inside a worker, where `Window` is not defined.

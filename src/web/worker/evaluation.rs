@@ -2,8 +2,6 @@
 //! index (a prebuilt snapshot, the last evaluation's, or its corpus indexed here), and the same metrics and
 //! table.
 
-use crate::app::browser;
-use crate::app::protocol::{Evaluation, FileBytes, Progress, Task};
 use crate::corpus::SourceFile;
 use crate::embed::TextEmbedder;
 use crate::eval::dataset::{DatasetError, DatasetFolder, read_file, read_labels};
@@ -11,6 +9,8 @@ use crate::eval::{EvalSettings, MetricKind};
 use crate::retrieve::Method;
 use crate::store::pipeline::Base;
 use crate::store::{IndexedCorpus, Vectors};
+use crate::web::browser;
+use crate::web::protocol::{Evaluation, FileBytes, Progress, Task};
 
 use super::indexing::run_pipeline;
 use super::{send_progress, with_engine};

@@ -7,14 +7,14 @@
 
 use futures_util::future::join_all;
 
-use crate::app::browser;
-use crate::app::protocol::{Answer, IndexState};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::over_fragments::{self, Ranked};
 use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON};
+use crate::web::browser;
+use crate::web::protocol::{Answer, IndexState};
 
 use super::answers::{Shown, answer_shown};
-use super::with_engine;
+use super::{Held, with_engine};
 
 /// An index known by its fragments, and the folder they lie in.
 pub(super) struct Fragments {
@@ -35,11 +35,7 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
         documents: index.documents().to_vec(),
         engine_memory_bytes: browser::wasm_memory_bytes(),
     };
-    with_engine(|engine| {
-        engine.index = None;
-        engine.preview = None;
-        engine.fragments = Some(Fragments { index, folder: folder.to_string() });
-    })?;
+    with_engine(|engine| engine.held = Held::Fragments(Box::new(Fragments { index, folder: folder.to_string() })))?;
     let centroids = if by_meaning { vec![Fragment::Centroids] } else { Vec::new() };
     fetch_missing(|_| [vec![Fragment::Graph], centroids].concat()).await.map_err(|e| format!("{name}: {e}"))?;
     Ok(state)
@@ -47,7 +43,7 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
 
 /// Whether the engine holds an index by its fragments.
 pub(super) fn opened() -> bool {
-    with_engine(|engine| engine.fragments.is_some()).unwrap_or(false)
+    with_engine(|engine| matches!(engine.held, Held::Fragments(_))).unwrap_or(false)
 }
 
 /// The `k` best documents for `text` by words and through the graph, as the whole index ranks them.
@@ -97,16 +93,17 @@ async fn finish(ranked: Ranked, started: f64) -> Result<Answer, String> {
 }
 
 fn with_fragments<T>(f: impl FnOnce(&FragmentedIndex) -> Result<T, String>) -> Result<T, String> {
-    with_engine(|engine| match &engine.fragments {
-        Some(fragments) => f(&fragments.index),
-        None => Err("no index is opened by its fragments".to_string()),
+    with_engine(|engine| match &engine.held {
+        Held::Fragments(fragments) => f(&fragments.index),
+        _ => Err("no index is opened by its fragments".to_string()),
     })?
 }
 
 /// Fetches, all at once, the fragments `missing` names of the index held, and takes them in.
 async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) -> Result<(), String> {
-    let (wanted, folder) = with_engine(|engine| {
-        engine.fragments.as_ref().map(|fragments| (missing(&fragments.index), fragments.folder.clone()))
+    let (wanted, folder) = with_engine(|engine| match &engine.held {
+        Held::Fragments(fragments) => Some((missing(&fragments.index), fragments.folder.clone())),
+        _ => None,
     })?
     .ok_or("no index is opened by its fragments")?;
     let urls: Vec<String> = wanted.iter().map(|fragment| format!("{folder}/{}", fragment.path())).collect();
@@ -121,9 +118,9 @@ async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) 
 /// kept from an earlier version of the site) is fetched again, confirmed with the server.
 async fn take_in(fragment: Fragment, bytes: Vec<u8>, url: &str) -> Result<(), String> {
     let add = |bytes: &[u8]| {
-        with_engine(|engine| match &mut engine.fragments {
-            Some(fragments) => Ok(fragments.index.add(fragment, bytes)),
-            None => Err("the index was replaced meanwhile".to_string()),
+        with_engine(|engine| match &mut engine.held {
+            Held::Fragments(fragments) => Ok(fragments.index.add(fragment, bytes)),
+            _ => Err("the index was replaced meanwhile".to_string()),
         })?
     };
     let added = match add(&bytes)? {

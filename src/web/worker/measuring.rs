@@ -2,10 +2,10 @@
 //! `profile-embed.mjs`): embedding throughput, alone or through a pool, and the HNSW index's build, query
 //! time and recall. Compiled only with the `bench` feature.
 
-use crate::app::browser;
-use crate::app::pool::{EmbedHere, Pool};
-use crate::app::protocol::Benchmark;
 use crate::embed::TextEmbedder;
+use crate::web::browser;
+use crate::web::pool::{EmbedHere, Pool};
+use crate::web::protocol::Benchmark;
 
 use super::indexing::embed_here;
 

@@ -1,5 +1,6 @@
-//! The index kept in this browser: its snapshot in the Origin Private File System, written after every change
-//! the user makes and read back when the app starts. A write never leaves half a file behind: a writable
+//! The index kept in this browser: its snapshot in the Origin Private File System, written by the engine
+//! worker after every change the user makes and read back by it when the app starts (the page never holds
+//! its bytes; it asks whether one is saved, forgets it, and reads the storage's usage). A write never leaves half a file behind: a writable
 //! stream writes to a temporary file that replaces the saved one only when the stream closes (the File System
 //! standard's `createWritable`), so a tab closed mid-write keeps the last complete index. The file system's
 //! handles stay on web-sys: gloo has no binding for the Origin Private File System (gloo-storage is local
@@ -18,7 +19,7 @@ use super::browser::{describe, read_bytes};
 const SAVED_INDEX: &str = "index.quire";
 
 fn storage() -> Result<web_sys::StorageManager, String> {
-    Ok(web_sys::window().ok_or("no browser window")?.navigator().storage())
+    Ok(super::browser::storage_manager())
 }
 
 async fn resolve<T: JsCast>(promise: js_sys::Promise) -> Result<T, JsValue> {

@@ -2,11 +2,8 @@
 //! document's outline scored against the question, and LLM-assisted retrieval, which waits here between
 //! the LLM calls the page makes for it.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 
-use crate::app::browser;
-use crate::app::protocol::{Answer, AssistTurn, ResultRow};
 use crate::corpus::{ChunkId, DocId};
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
@@ -15,23 +12,20 @@ use crate::retrieve::fusion::describe_ranks;
 use crate::retrieve::trace::graph::TraceGraph;
 use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
 use crate::store::{ChunkView, DocumentOutline, IndexedCorpus};
+use crate::web::browser;
+use crate::web::protocol::{Answer, AssistTurn, ResultRow};
 
-use super::with_searchable_index;
-
-thread_local! {
-    // The LLM-assisted retrieval waiting for the LLM's reply, and when it started.
-    static ASSISTED: RefCell<Option<(AssistedRetrieval, f64)>> = const { RefCell::new(None) };
-}
+use super::{with_engine, with_searchable_index};
 
 /// Drops the assisted retrieval waiting for the LLM, if any (its chunk ids are the old index's).
 pub(super) fn forget_assisted() {
-    ASSISTED.set(None);
+    let _ = with_engine(|engine| engine.assisted = None);
 }
 
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
 pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    with_searchable_index(|_, index, waiting| {
+    with_searchable_index(|index, waiting| {
         index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
         let vector = embed_one(embedder, text)?;
         let query = Query::new(text, &vector);
@@ -45,7 +39,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
 /// from it), while there is no model (the answer says so, and the page asks again once the model has loaded).
 pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
     let started = browser::now_ms();
-    with_searchable_index(|_, index, waiting| {
+    with_searchable_index(|index, waiting| {
         let (hits, trace) = by_words::grouped(index, text, k);
         Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
@@ -85,7 +79,7 @@ fn found_by_words(
 /// The document `source` as sections and chunks, each chunk scored against the question's `vector` when
 /// there is one.
 pub(super) fn outline(source: &str, vector: Option<Vec<f32>>) -> Result<DocumentOutline, String> {
-    with_searchable_index(|_, index, _| {
+    with_searchable_index(|index, _| {
         index.outline(source, vector.as_deref()).ok_or_else(|| format!("{source} is not in the index"))
     })
 }
@@ -170,23 +164,23 @@ fn result_row(
 pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
     let started = browser::now_ms();
     let embedder = super::model::embedder()?;
-    let (retrieval, turn) = with_searchable_index(|_, index, _| {
+    let (retrieval, turn) = with_searchable_index(|index, _| {
         let vector = embed_one(&embedder, text)?;
         AssistedRetrieval::start(assist, method, index, text, vector, k)
     })?;
-    ASSISTED.set(Some((retrieval, started)));
+    with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
     assist_turn(turn)
 }
 
 pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
-    let (mut retrieval, started) =
-        ASSISTED.take().ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
+    let (mut retrieval, started) = with_engine(|engine| engine.assisted.take())?
+        .ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
     let embedder = super::model::embedder()?;
-    let turn = with_searchable_index(|_, index, _| {
+    let turn = with_searchable_index(|index, _| {
         let embed = |text: &str| embed_one(&embedder, text);
         retrieval.resume(index, reply, &embed)
     })?;
-    ASSISTED.set(Some((retrieval, started)));
+    with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
     assist_turn(turn)
 }
 
@@ -194,8 +188,9 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
     match turn {
         Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
         Turn::Done(chunks, trace) => {
-            let (_, started) = ASSISTED.take().ok_or("the LLM-assisted retrieval was lost")?;
-            with_searchable_index(|_, index, waiting| {
+            let (_, started) =
+                with_engine(|engine| engine.assisted.take())?.ok_or("the LLM-assisted retrieval was lost")?;
+            with_searchable_index(|index, waiting| {
                 let hits = group_by_document(index, &chunks, chunks.len());
                 Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.map(HashSet::len))))
             })

@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::ReportLine;
 use crate::eval::Table;
-use crate::graph::overview::Overview;
-use crate::retrieve::assist::Assist;
 use crate::retrieve::trace::TraceGraph;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
-use crate::store::{CorpusSummary, DocumentOutline};
+use crate::store::CorpusSummary;
+
+pub use super::calls::Request;
 
 /// The page to the engine worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,53 +35,6 @@ pub enum ToEngine {
     Call { id: u32, request: Request },
     /// Stop the running update at its next step; the index stays as it was.
     Cancel,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Request {
-    /// Replace the index with a `.quire` snapshot's; `name` says where it came from in an error.
-    Open {
-        name: String,
-        #[serde(with = "serde_bytes")]
-        bytes: Vec<u8>,
-    },
-    /// Replace the index with one split into fragments on the site (`store::fragments`), under `folder`: the
-    /// engine by words answers from them, fetching what each question needs.
-    OpenFragments { name: String, folder: String },
-    /// Parse `files` into the corpus, replacing same-named documents, and remove `removed`.
-    Update { files: Vec<FileBytes>, removed: Vec<String> },
-    /// Embed the index's pages, sections, entities and relations (it holds chunk vectors only), before a
-    /// method that searches them runs; answered as an update.
-    AddNodeVectors,
-    /// The `k` best chunks for `text` by `method`.
-    Query { text: String, method: MethodSpec, k: usize },
-    /// As `Query`, with the LLM-assisted retrieval `assist` searching by `method`: answered by what to ask the
-    /// LLM, or by the answer.
-    Assist { text: String, method: MethodSpec, k: usize, assist: Assist },
-    /// The LLM's reply to the running assisted retrieval's last question.
-    AssistReply { reply: String },
-    /// The whole index as a `.quire` file.
-    Export,
-    /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
-    Outline { source: String, query: Option<String> },
-    /// The whole corpus graph laid out for drawing, at most `max_nodes` nodes of it.
-    Overview { max_nodes: usize },
-    /// Measures `methods` on a BEIR-layout dataset: its questions and labels from `files` (found by name:
-    /// `queries.jsonl`, `qrels/<split>.tsv`, each optionally gzipped), its corpus from `snapshot` when given
-    /// (prebuilt), else indexed from `corpus.jsonl` in `files`. Every metric at each of `cutoffs`.
-    Evaluate {
-        dataset: String,
-        split: String,
-        files: Vec<FileBytes>,
-        #[serde(with = "serde_bytes")]
-        snapshot: Option<Vec<u8>>,
-        /// Method names as `quire eval --retrievers` takes them (presets such as `rrf-all` included): the
-        /// view offers them by name, and the engine parses them (`Method::parse`), the one place they are.
-        methods: Vec<String>,
-        cutoffs: Vec<usize>,
-    },
-    /// A `?bench=` page's measurement; a build without the `bench` feature refuses it.
-    Benchmark(Benchmark),
 }
 
 /// A retrieval method as it crosses to the engine worker. [`Method`] itself cannot: learned fusion holds its
@@ -151,29 +104,14 @@ pub enum FromEngine {
     /// by meaning and indexing can go on.
     ModelLoaded(Result<u32, String>),
     Progress(Progress),
+    /// The reply to call `id`: the MessagePack of the type its call names (`calls::Call::Reply`), or why
+    /// the engine refused it.
     Reply {
         id: u32,
-        reply: Result<Reply, String>,
+        reply: Result<serde_bytes::ByteBuf, String>,
     },
     /// The engine panicked; the worker is lost and its index with it.
     Crashed(String),
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Reply {
-    Opened(IndexState),
-    /// `state` is `None` when nothing changed (a cancel, or nothing to index).
-    Updated {
-        outcome: IndexOutcome,
-        state: Option<IndexState>,
-    },
-    Answer(Answer),
-    Assist(AssistTurn),
-    Snapshot(#[serde(with = "serde_bytes")] Vec<u8>),
-    Outline(DocumentOutline),
-    Overview(Overview),
-    Evaluation(Evaluation),
-    Benchmark(String),
 }
 
 /// An evaluation's result as `quire eval` prints it: what was measured, and a row of means per method.

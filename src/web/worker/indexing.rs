@@ -11,11 +11,12 @@ use crate::embed::{MiniLmEmbedder, ModelIdentity, TextEmbedder};
 use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
 
-use crate::app::browser;
-use crate::app::pool::Pool;
-use crate::app::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Reply, Task};
+use crate::web::browser;
+use crate::web::calls::Updated;
+use crate::web::pool::Pool;
+use crate::web::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Task};
 
-use super::{CANCELLED, rate, send_progress, with_engine};
+use super::{Held, Preview, cancelled, rate, send_progress, with_engine};
 
 /// Texts the engine worker embeds itself between two looks at its messages: a Cancel, or a question asked
 /// while files are indexed, waits at most this (a batch is no faster per text in wasm32).
@@ -49,12 +50,9 @@ pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> R
     if let Some(model) = model {
         index.check_model(model).map_err(|e| format!("{name}: {e}"))?;
     }
-    with_engine(|engine| {
-        let shown = state(&index);
-        engine.index = Some(Rc::new(index));
-        engine.fragments = None;
-        Ok(shown)
-    })?
+    let shown = state(&index);
+    with_engine(|engine| engine.held = Held::Whole(Rc::new(index)))?;
+    Ok(shown)
 }
 
 /// Parses `files` file by file, adds them to the corpus (replacing same-named documents) and removes
@@ -62,8 +60,8 @@ pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> R
 /// questions while the files are parsed, then the new one as far as it is embedded (its new documents by
 /// their words at once, by their meaning as they are embedded); a Cancel or a failure leaves the index as
 /// it was.
-pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Reply, String> {
-    let current = with_engine(|engine| engine.index.clone())?;
+pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Updated, String> {
+    let current = with_engine(|engine| engine.held.begin_update())??;
     if files.iter().map(|file| file.bytes.len()).sum::<usize>() >= POOL_EARLY_BYTES {
         with_engine(|engine| {
             engine.pool.get_or_insert_with(Pool::for_this_device);
@@ -72,49 +70,43 @@ pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Resul
     let base = Base::Update { current: current.as_deref(), removed: &removed };
     let files = files.into_iter().map(|file| Ok(SourceFile::new(file.path, file.bytes)));
     let outcome = run_pipeline_previewed(base, files, true).await;
-    with_engine(|engine| engine.preview = None)?;
     // An LLM-assisted retrieval started on the preview holds its chunk ids, which after a Cancel name nothing.
     super::answers::forget_assisted();
-    replace_index(current, outcome?)
+    replace_index(current, outcome)
 }
 
 /// Adds the vectors of pages, sections, entities and relations to an index of chunk vectors, through the
 /// engine's pipeline (`Base::AllVectors`), before a method that searches them runs; stoppable as an update.
-pub(super) async fn add_node_vectors() -> Result<Reply, String> {
-    let current = with_engine(|engine| engine.index.clone())?;
-    let Some(index) = current.as_deref() else { return Err("there is no index to add vectors to".into()) };
-    let outcome = run_pipeline(Base::AllVectors { current: index }, std::iter::empty()).await?;
+pub(super) async fn add_node_vectors() -> Result<Updated, String> {
+    let current = with_engine(|engine| engine.held.begin_update())??;
+    let outcome = match current.as_deref() {
+        Some(index) => run_pipeline(Base::AllVectors { current: index }, std::iter::empty()).await,
+        None => Err("there is no index to add vectors to".into()),
+    };
     replace_index(current, outcome)
 }
 
 /// The pipeline's new index in place of `current` (unless the user opened another meanwhile), and what
-/// the page shows of the run.
-fn replace_index(current: Option<Rc<IndexedCorpus>>, outcome: Outcome) -> Result<Reply, String> {
-    let shown = outcome.index.map(|index| {
-        let shown = state(&index);
-        with_engine(|engine| {
-            // Built on the index as it was when the update began: if another was opened meanwhile, this one
-            // would silently undo it.
-            let unchanged = match (&engine.index, &current) {
-                (Some(now), Some(then)) => Rc::ptr_eq(now, then),
-                (now, then) => now.is_none() && then.is_none(),
-            };
-            if !unchanged {
-                return Err("the index was replaced while these files were indexed; add them again".to_string());
-            }
-            engine.index = Some(Rc::new(index));
-            Ok(shown)
-        })?
-    });
-    let report = &outcome.report;
+/// the page shows of the run; after a failure, the index as it was.
+fn replace_index(current: Option<Rc<IndexedCorpus>>, outcome: Result<Outcome, String>) -> Result<Updated, String> {
+    let mut outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(failure) => {
+            with_engine(|engine| engine.held.end_update(&current, None))??;
+            return Err(failure);
+        }
+    };
+    let built = outcome.index.take();
+    let shown = built.as_ref().map(state);
+    with_engine(|engine| engine.held.end_update(&current, built))??;
     let outcome_shown = IndexOutcome {
         cancelled: outcome.cancelled,
-        report: report.summary(),
+        report: outcome.report.summary(),
         embedded: outcome.embedded,
         reused: outcome.reused,
         seconds: outcome.timings.total(),
     };
-    Ok(Reply::Updated { outcome: outcome_shown, state: shown.transpose()? })
+    Ok(Updated { outcome: outcome_shown, state: shown })
 }
 
 /// Runs the engine's pipeline here: progress to the page, embedding here or through the pool, the page's
@@ -132,7 +124,7 @@ async fn run_pipeline_previewed(
     files: impl ExactSizeIterator<Item = InputFile>,
     previews: bool,
 ) -> Result<Outcome, String> {
-    CANCELLED.set(false);
+    with_engine(|engine| engine.cancelled = false)?;
     let embedder = super::model::embedder()?;
     let now = browser::now_ms();
     let mut page = Page { embedder, task: None, task_started: now, last_yield: now, previews };
@@ -180,7 +172,7 @@ impl Host for Page {
             browser::next_tick().await;
             self.last_yield = browser::now_ms();
         }
-        !CANCELLED.get()
+        !cancelled()
     }
 
     fn planned(&mut self, builder: &IndexBuilder) {
@@ -203,9 +195,9 @@ fn goes_to_pool(builder: &IndexBuilder) -> bool {
 /// Questions are answered from `builder`'s index as far as it is embedded, from now on.
 fn publish_preview(builder: &IndexBuilder) {
     // The previous preview goes first: two at once would double the engine's memory.
-    let Ok(had_one) = with_engine(|engine| engine.preview.take().is_some()) else { return };
+    let Ok(had_one) = with_engine(|engine| engine.held.drop_preview()) else { return };
     let (index, waiting) = builder.preview();
-    let _ = with_engine(|engine| engine.preview = Some(super::Preview { index, waiting }));
+    let _ = with_engine(|engine| engine.held.show_preview(Preview { index, waiting }));
     if !had_one {
         // An LLM-assisted retrieval started on the index as it was holds that index's ids; the previews of
         // one update share theirs.
@@ -249,7 +241,7 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Strin
     }
     while !builder.is_done() {
         browser::next_tick().await;
-        if CANCELLED.get() {
+        if cancelled() {
             return Ok(false);
         }
         builder.embed_next(&*embedder, TEXTS_PER_SLICE).map_err(|e| e.to_string())?;
@@ -268,7 +260,7 @@ async fn embed_in_rounds(
 ) -> Result<bool, String> {
     let several = round < builder.to_embed();
     while !builder.is_done() {
-        if !pool.embed(builder, round, Some(&embed_here), &|| CANCELLED.get(), tell).await? {
+        if !pool.embed(builder, round, Some(&embed_here), &cancelled, tell).await? {
             return Ok(false);
         }
         if several && !builder.is_done() {

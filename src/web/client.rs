@@ -1,0 +1,288 @@
+//! The page's handle on the engine (`worker/`): starts it, sends calls and awaits their replies, passes its
+//! progress on, and notices when it crashes (a panic aborts a wasm module), so that the page can start a
+//! new one with the index as it was. Which worker answers (the engine by words, then the full engine) is
+//! `engines`' state; one worker is a `connection`.
+
+mod connection;
+mod engines;
+
+use std::rc::Rc;
+
+use futures_util::future::select;
+
+pub use connection::Listener;
+use connection::Started;
+use engines::{Engines, OpenedByWords, WholeToLoad, with};
+
+use super::calls::{Call, Open, OpenFragments, OpenSaved, Query};
+use super::protocol::{Answer, IndexState, MethodSpec, Progress, decode};
+
+/// The role `main` takes in an engine worker.
+pub const ROLE: &str = "engine";
+
+/// Which engine a worker runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The page's own module: opens an index and answers by words at once.
+    ByWords,
+    /// The engine's module: everything, answering by words until its model has loaded.
+    Full,
+}
+
+/// Why a call got no answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// The engine refused or failed the call; it runs on, its index as it was.
+    Refused(String),
+    /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
+    Crashed { message: String, parsing: Option<String> },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Refused(reason) => f.write_str(reason),
+            Failure::Crashed { message, .. } => write!(f, "the engine stopped: {message}"),
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::Refused(reason)
+    }
+}
+
+/// Starts an engine of `kind` (ending any running one) and waits until it takes calls: one that answers
+/// by words at once, or the full one, which answers by words while its model loads. `on_progress` hears
+/// about the model's download and every later long step, `on_model` when the model has loaded.
+pub async fn start(
+    kind: Kind,
+    on_progress: impl Fn(Progress) + 'static,
+    on_model: impl Fn(Result<u32, String>) + 'static,
+) -> Result<(), String> {
+    let listener = Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) };
+    let started = with(|e| e.start(kind, listener))?;
+    awaited_start(started).await
+}
+
+async fn awaited_start(started: Started) -> Result<(), String> {
+    match started.await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(failure)) => Err(failure.to_string()),
+        Err(_) => Err("the engine stopped while starting".into()),
+    }
+}
+
+/// The kind of the engine calls go to now.
+pub fn current_kind() -> Option<Kind> {
+    with(|e| e.current_kind())
+}
+
+/// How many engines were started: a caller that waits before [`bring_up_full`] gives it the count from
+/// before, so that a restart meanwhile is noticed.
+pub fn starts() -> u32 {
+    with(|e| e.starts)
+}
+
+/// Which engine a call goes to.
+#[derive(Clone, Copy)]
+enum To {
+    Current,
+    /// The full engine coming up behind the engine by words.
+    Next,
+    /// The full engine, coming up or taken over.
+    Full,
+}
+
+/// Sends `call` to the engine `to` and waits for its reply.
+async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
+    let request = call.into();
+    let replied = with(|e| {
+        let connection = match to {
+            To::Current => e.current().ok_or("the engine is not running"),
+            To::Next => e.next().ok_or("the full engine is not coming up"),
+            To::Full => e.full().ok_or("the full engine is not running"),
+        };
+        Ok::<_, Failure>(connection.map_err(String::from)?.send(request)?)
+    })?;
+    let reply =
+        replied.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }));
+    Ok(decode(&reply?)?)
+}
+
+/// Sends `call` to the engine calls go to now and waits for its reply. [`open`], [`open_fragments`] and
+/// [`query`] are the calls that also keep track of which index the engines hold.
+pub async fn call<C: Call>(call: C) -> Result<C::Reply, Failure> {
+    call_to(To::Current, call).await
+}
+
+/// Stops the running update at its next step.
+pub fn cancel() {
+    with(|e| e.current().map(|c| c.cancel()));
+}
+
+/// Whether the engine by words holds an index by its fragments and has not answered a question from it yet:
+/// waits until it has, or `grace_ms`. The full engine's downloads (its module, the model, the whole index)
+/// wait meanwhile, so that a first question on a slow link does not share it with them.
+pub async fn first_answer_by_fragments(grace_ms: u32) {
+    let Some(answered) = with(Engines::first_answer_by_fragments) else { return };
+    let _ = select(answered, gloo_timers::future::TimeoutFuture::new(grace_ms)).await;
+}
+
+/// Whether the full engine holds an index by its fragments whose whole snapshot is still to be loaded.
+pub fn whole_index_to_load() -> bool {
+    with(|e| e.whole_to_load())
+}
+
+/// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
+/// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
+/// since `starts` (the new one is full already); on a failure the full engine is ended. An index the page
+/// opens in the engine by words meanwhile is opened in the full engine too, the last one last. An index
+/// held by its fragments is opened by them, by words and meaning, and its whole snapshot is left to
+/// [`load_whole_index`]; fragments the full engine cannot open leave the whole snapshot.
+pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
+    if self::starts() != starts {
+        return Ok(false);
+    }
+    let brought_up = open_in_full_behind().await;
+    if self::starts() != starts {
+        with(|e| e.end_next("the engine was restarted"));
+        return Ok(false);
+    }
+    match brought_up {
+        Ok(whole_to_load) => {
+            if let Some((news, tell)) = with(|e| e.next_opened(whole_to_load)) {
+                tell(news);
+            }
+            Ok(true)
+        }
+        Err(failure) => {
+            with(|e| e.end_next("it could not open the index"));
+            Err(failure)
+        }
+    }
+}
+
+/// Starts the full engine behind the engine by words and opens in it the index that one opened last (again
+/// if another was opened meanwhile); the whole snapshot to load behind fragments it opened.
+async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
+    let mut started = false;
+    loop {
+        let (opened, opened_by_words) = with(|e| (e.opened, e.take_opened_by_words()));
+        if !started && opened_by_words.is_some() {
+            awaited_start(with(Engines::start_full_behind)?).await?;
+            started = true;
+        }
+        let (name, bytes) = match opened_by_words {
+            Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
+            Some(OpenedByWords::Saved) => {
+                call_to(To::Next, OpenSaved)
+                    .await?
+                    .ok_or_else(|| "the index saved in this browser was forgotten".to_string())?;
+                match with(|e| e.opened) == opened {
+                    true => return Ok(None),
+                    false => continue,
+                }
+            }
+            Some(OpenedByWords::Fragments { folder, snapshot, .. }) => {
+                match call_to(To::Next, OpenFragments { name: snapshot.clone(), folder }).await {
+                    Ok(_) if with(|e| e.opened) == opened => {
+                        return Ok(Some(WholeToLoad { snapshot, opens_sent: with(|e| e.opens_sent) }));
+                    }
+                    Ok(_) => continue,
+                    Err(crash @ Failure::Crashed { .. }) => return Err(crash),
+                    Err(Failure::Refused(_)) => {}
+                }
+                let bytes = super::browser::fetch_bytes(&snapshot).await?;
+                (snapshot, bytes)
+            }
+            None => return Err(Failure::Refused("the engine by words opened no index".into())),
+        };
+        call_to(To::Next, Open { name, bytes }).await?;
+        if with(|e| e.opened) == opened {
+            return Ok(None);
+        }
+    }
+}
+
+/// After [`bring_up_full`] opened an index by its fragments: fetches its whole snapshot and opens it in the
+/// full engine, which answers by the chosen method from then on. `None` when there was none to load, no
+/// full engine to load it into, or the page opened another index meanwhile.
+pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
+    let WholeToLoad { snapshot, opens_sent } = with(Engines::take_whole_to_load)?;
+    let current = || with(|e| e.opens_sent == opens_sent && e.full().is_some());
+    // Without a full engine (its model could not be loaded) the engine by words goes on from the fragments.
+    if !current() {
+        return None;
+    }
+    let bytes = match super::browser::fetch_bytes(&snapshot).await {
+        Ok(bytes) => bytes,
+        Err(reason) => return Some(Err(Failure::Refused(reason))),
+    };
+    if !current() {
+        return None;
+    }
+    with(|e| e.opens_sent += 1);
+    Some(call_to(To::Full, Open { name: snapshot, bytes }).await)
+}
+
+/// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
+pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
+    // The engine by words is given a copy: the full engine that replaces it opens these very bytes.
+    let by_words = (current_kind() == Some(Kind::ByWords))
+        .then(|| OpenedByWords::Bytes { name: name.to_string(), bytes: bytes.clone() });
+    with(|e| e.opens_sent += 1);
+    let opened = call(Open { name: name.into(), bytes }).await;
+    if opened.is_ok() {
+        with(|e| {
+            e.opened_by_words(by_words);
+            e.opened += 1;
+        });
+    }
+    opened
+}
+
+/// Replaces the index with the one saved in this browser, which the engine reads; `None` when none is.
+pub async fn open_saved() -> Result<Option<IndexState>, Failure> {
+    let by_words = current_kind() == Some(Kind::ByWords);
+    with(|e| e.opens_sent += 1);
+    let opened = call(OpenSaved).await;
+    if let Ok(Some(_)) = opened {
+        with(|e| {
+            e.opened_by_words(by_words.then_some(OpenedByWords::Saved));
+            e.opened += 1;
+        });
+    }
+    opened
+}
+
+/// Replaces the index, in the engine by words, with one split into fragments under `folder` on the site
+/// (`store::fragments`); the full engine will open the whole `snapshot`.
+pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, Failure> {
+    with(|e| e.opens_sent += 1);
+    let opened = call(OpenFragments { name: snapshot.into(), folder: folder.into() }).await;
+    if opened.is_ok() {
+        let fragments = OpenedByWords::Fragments {
+            folder: folder.into(),
+            snapshot: snapshot.into(),
+            answered: false,
+            waiting_for_answer: Vec::new(),
+        };
+        with(|e| {
+            e.opened_by_words(Some(fragments));
+            e.opened += 1;
+        });
+    }
+    opened
+}
+
+pub async fn query(text: &str, method: MethodSpec, k: usize) -> Result<Answer, Failure> {
+    let opened = with(|e| e.opened);
+    let answer = call(Query { text: text.into(), method, k }).await;
+    // Only an answer from the index opened last counts: one from an index replaced meanwhile does not.
+    if answer.is_ok() && with(|e| e.opened) == opened {
+        with(Engines::answered);
+    }
+    answer
+}

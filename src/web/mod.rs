@@ -1,0 +1,36 @@
+//! The web engine (wasm32 only): the engine worker that holds the index in the browser (`worker/`), the
+//! pool of embedding workers beside it (`pool`), the calls the page makes of it and their replies (`calls`,
+//! `protocol`), the page's handle on it (`client`: starting it, calling it, the engine by words handing
+//! over to the full one), this browser's storage of the index (`storage`: OPFS), and the browser APIs they
+//! share (`browser`). The page (`app`) holds views and their state and reaches the engine only through
+//! `client`.
+
+pub mod browser;
+pub mod calls;
+pub mod client;
+mod model;
+mod pool;
+pub mod protocol;
+pub mod storage;
+mod worker;
+
+/// The engine module's entry (the `quire` binary): the full engine worker, or one of its embedding workers.
+pub fn start_engine() {
+    match browser::worker_role().as_deref() {
+        Some(pool::ROLE) => pool::serve_embedding(),
+        Some(client::ROLE) => worker::serve(),
+        Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
+        None => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
+    }
+}
+
+/// In the page's module (the `quire-page` binary): serves the engine that answers by words when this is its
+/// worker, and says whether it was.
+pub fn serve_by_words_here() -> bool {
+    match browser::worker_role().as_deref() {
+        Some(client::ROLE) => worker::serve_by_words(),
+        Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
+        None => return false,
+    }
+    true
+}

@@ -1,0 +1,234 @@
+//! How each engine serves each call (`calls::Serve`). The full engine ([`Full`]) serves them all,
+//! answering by words until its model has loaded; the engine that answers by words ([`ByWords`], the page's
+//! module, without embedder or parsers) serves only what needs neither: opening and exporting an index,
+//! questions by words, outlines and overviews, and refuses the rest. `calls::dispatch` is generic over the
+//! engine, so the page's module links only [`ByWords`]'s implementations, none of which reaches the
+//! embedder.
+
+use crate::embed::TextEmbedder;
+use crate::graph::overview::Overview;
+use crate::store::DocumentOutline;
+use crate::web::calls::{
+    AddNodeVectors, AssistReply, Evaluate, Export, GraphOverview, Open, OpenFragments, OpenSaved, Outline, Query, Save,
+    Serve, Snapshot, StartAssist, Update, Updated, refuse,
+};
+use crate::web::protocol::{Answer, AssistTurn, Benchmark, Evaluation, IndexState};
+use crate::web::storage;
+
+use super::{answers, evaluation, fragments, indexing, model, with_index};
+
+/// The engine with the embedder and the parsers (the `quire` binary's module).
+pub(super) struct Full;
+
+/// The engine that answers by words while the full one loads (the page's own module).
+pub(super) struct ByWords;
+
+/// What the full engine says of a change asked of an index it holds by its fragments.
+pub(super) const FRAGMENTS_HELD: &str = "the site's whole index is still loading: this can be done once it has";
+
+/// What the engine by words says of a request only the full engine serves.
+const NEEDS_THE_MODEL: &str = "this needs the embedding model, which is still loading";
+
+fn export() -> Result<Snapshot, String> {
+    with_index(|index| index.to_snapshot().map_err(|e| e.to_string())).map(Snapshot)
+}
+
+async fn save() -> Result<(), String> {
+    storage::save(&export()?.0).await
+}
+
+/// What the saved index is called in messages.
+const SAVED_INDEX: &str = "the index saved in this browser";
+
+/// The saved index's bytes, if one is saved.
+async fn saved() -> Result<Option<Vec<u8>>, String> {
+    storage::load().await.map_err(|reason| format!("{SAVED_INDEX}: {reason}"))
+}
+
+fn overview(max_nodes: usize) -> Result<Overview, String> {
+    with_index(|index| Ok(Overview::build(index.corpus(), index.chunk_graph(), max_nodes)))
+}
+
+impl Serve<Export> for Full {
+    async fn serve(_: Export) -> Result<Snapshot, String> {
+        export()
+    }
+}
+
+impl Serve<Export> for ByWords {
+    async fn serve(_: Export) -> Result<Snapshot, String> {
+        export()
+    }
+}
+
+impl Serve<Save> for Full {
+    async fn serve(_: Save) -> Result<(), String> {
+        save().await
+    }
+}
+
+impl Serve<Save> for ByWords {
+    async fn serve(_: Save) -> Result<(), String> {
+        save().await
+    }
+}
+
+impl Serve<OpenSaved> for ByWords {
+    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, String> {
+        let Some(bytes) = saved().await? else { return Ok(None) };
+        indexing::open(SAVED_INDEX, &bytes, None).map(Some)
+    }
+}
+
+impl Serve<OpenSaved> for Full {
+    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, String> {
+        let Some(bytes) = saved().await? else { return Ok(None) };
+        <Full as Serve<Open>>::serve(Open { name: SAVED_INDEX.into(), bytes }).await.map(Some)
+    }
+}
+
+impl Serve<GraphOverview> for Full {
+    async fn serve(call: GraphOverview) -> Result<Overview, String> {
+        overview(call.max_nodes)
+    }
+}
+
+impl Serve<GraphOverview> for ByWords {
+    async fn serve(call: GraphOverview) -> Result<Overview, String> {
+        overview(call.max_nodes)
+    }
+}
+
+impl Serve<Open> for ByWords {
+    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, String> {
+        indexing::open(&name, &bytes, None)
+    }
+}
+
+impl Serve<OpenFragments> for ByWords {
+    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, String> {
+        fragments::open(&name, &folder, false).await
+    }
+}
+
+impl Serve<Query> for ByWords {
+    async fn serve(Query { text, k, .. }: Query) -> Result<Answer, String> {
+        match fragments::opened() {
+            true => fragments::query(&text, k).await,
+            false => answers::query_by_words(&text, k),
+        }
+    }
+}
+
+impl Serve<Outline> for ByWords {
+    async fn serve(Outline { source, .. }: Outline) -> Result<DocumentOutline, String> {
+        answers::outline(&source, None)
+    }
+}
+
+refuse!(ByWords, NEEDS_THE_MODEL, [Update, AddNodeVectors, StartAssist, AssistReply, Evaluate, Benchmark]);
+
+// A retrieval waiting for the LLM holds ids of the index it started on: every call that replaces or
+// changes the index forgets it.
+
+impl Serve<Open> for Full {
+    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, String> {
+        answers::forget_assisted();
+        let embedder = model::loaded();
+        indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity()))
+    }
+}
+
+impl Serve<OpenFragments> for Full {
+    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, String> {
+        answers::forget_assisted();
+        fragments::open(&name, &folder, true).await
+    }
+}
+
+/// What an index held by its fragments cannot do: change, or run an assisted retrieval, until it is
+/// whole. Otherwise the model, once it has loaded (opening and questions by words go on while it loads).
+async fn whole_index_and_model() -> Result<(), String> {
+    if fragments::opened() {
+        return Err(FRAGMENTS_HELD.into());
+    }
+    model::ready().await.map(drop)
+}
+
+impl Serve<Update> for Full {
+    async fn serve(Update { files, removed }: Update) -> Result<Updated, String> {
+        whole_index_and_model().await?;
+        answers::forget_assisted();
+        indexing::update(files, removed).await
+    }
+}
+
+impl Serve<AddNodeVectors> for Full {
+    async fn serve(_: AddNodeVectors) -> Result<Updated, String> {
+        whole_index_and_model().await?;
+        answers::forget_assisted();
+        indexing::add_node_vectors().await
+    }
+}
+
+impl Serve<Query> for Full {
+    async fn serve(Query { text, method, k }: Query) -> Result<Answer, String> {
+        match model::loaded() {
+            Some(embedder) if fragments::opened() => match fragments::query_by_meaning(&embedder, &text, k).await {
+                // The whole index opened while the question was looked up in the fragments.
+                Err(_) if !fragments::opened() => answers::query(&embedder, &text, &method.method(), k),
+                answered => answered,
+            },
+            None if fragments::opened() => fragments::query(&text, k).await,
+            Some(embedder) => answers::query(&embedder, &text, &method.method(), k),
+            None => answers::query_by_words(&text, k),
+        }
+    }
+}
+
+impl Serve<StartAssist> for Full {
+    async fn serve(StartAssist { text, method, k, assist }: StartAssist) -> Result<AssistTurn, String> {
+        whole_index_and_model().await?;
+        answers::start_assisted(&text, method.method(), k, assist)
+    }
+}
+
+impl Serve<AssistReply> for Full {
+    async fn serve(AssistReply { reply }: AssistReply) -> Result<AssistTurn, String> {
+        model::ready().await?;
+        answers::resume_assisted(&reply)
+    }
+}
+
+impl Serve<Outline> for Full {
+    async fn serve(Outline { source, query }: Outline) -> Result<DocumentOutline, String> {
+        // Unscored while the model loads.
+        let vector = match (query, model::loaded()) {
+            (Some(text), Some(embedder)) => Some(answers::embed_one(&embedder, text.as_str())?),
+            _ => None,
+        };
+        answers::outline(&source, vector)
+    }
+}
+
+impl Serve<Evaluate> for Full {
+    async fn serve(call: Evaluate) -> Result<Evaluation, String> {
+        model::ready().await?;
+        let Evaluate { dataset, split, files, snapshot, methods, cutoffs } = call;
+        let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
+        evaluation::evaluate(request).await
+    }
+}
+
+impl Serve<Benchmark> for Full {
+    #[cfg(feature = "bench")]
+    async fn serve(benchmark: Benchmark) -> Result<String, String> {
+        model::ready().await?;
+        super::measuring::measure(benchmark).await
+    }
+
+    #[cfg(not(feature = "bench"))]
+    async fn serve(_: Benchmark) -> Result<String, String> {
+        Err("this build measures nothing: build it with `trunk build --features bench`".into())
+    }
+}
