@@ -150,10 +150,131 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
 mod tests {
     use super::*;
 
-    proptest::proptest! {
+    use proptest::prelude::*;
+
+    /// How every refusal begins: the format, the lesson as a whole, or the step at fault.
+    const REASONS: [&str; 7] = [
+        "not a lesson in JSON: ",
+        "not a lesson in YAML: ",
+        "not a lesson: ",
+        "the lesson file is empty",
+        "the lesson has no title",
+        "the lesson has no steps",
+        "step ",
+    ];
+
+    /// A step a teacher could write: a question, one to three known retrievers, maybe a fusion, a note.
+    fn step() -> impl Strategy<Value = LessonStep> {
+        let names: Vec<&'static str> = Retriever::all().map(Retriever::name).collect();
+        let fusion = proptest::option::of(prop_oneof![Just("zsum"), Just("rrf")]);
+        ("[A-Z][a-z0-9 ]{0,20}\\?", proptest::sample::subsequence(names, 1..=3).prop_shuffle(), fusion, "[a-z ]{0,12}")
+            .prop_map(|(question, compare, fusion, note)| LessonStep {
+                question,
+                compare: compare.into_iter().map(String::from).collect(),
+                fusion: fusion.map(String::from),
+                note,
+            })
+    }
+
+    /// One thing wrong with a step, and the reason the lesson must then give (after `step N: `).
+    #[derive(Clone, Copy, Debug)]
+    enum Defect {
+        NoQuestion,
+        NoRetriever,
+        UnknownRetriever,
+        NamedTwice,
+        UnknownFusion,
+    }
+
+    impl Defect {
+        fn spoil(self, step: &mut LessonStep) -> String {
+            match self {
+                Defect::NoQuestion => step.question = "  ".into(),
+                Defect::NoRetriever => step.compare.clear(),
+                Defect::UnknownRetriever => step.compare.push("magic".into()),
+                Defect::NamedTwice => step.compare.push(step.compare[0].to_uppercase()),
+                Defect::UnknownFusion => step.fusion = Some("max".into()),
+            }
+            match self {
+                Defect::NoQuestion => "it has no question".into(),
+                Defect::NoRetriever => format!("it compares 0 retrievers; name 1 to {MOST_COMPARED}"),
+                Defect::UnknownRetriever => "unknown retriever `magic` (known: dense".into(),
+                Defect::NamedTwice => format!("it names `{}` twice", step.compare[0].to_uppercase()),
+                Defect::UnknownFusion => "unknown fusion `max` (known: zsum, rrf)".into(),
+            }
+        }
+    }
+
+    /// The step runs the retrievers it names, in its order, fused as it says when it names several.
+    fn runs_as_written(step: &LessonStep) -> Result<(), TestCaseError> {
+        let ran: Vec<Retriever> = match step.method() {
+            Method::Single(retriever) => vec![retriever],
+            Method::Fused { fusion, inputs } => {
+                let named = if step.fusion.as_deref() == Some("rrf") { Fusion::Rrf } else { Fusion::Zsum };
+                prop_assert_eq!(fusion, named);
+                prop_assert!(inputs.len() > 1, "{:?}", inputs);
+                inputs.into_iter().map(|(retriever, _)| retriever).collect()
+            }
+            other => return Err(TestCaseError::fail(format!("{other:?}"))),
+        };
+        let names: Vec<&str> = ran.iter().map(|r| r.name()).collect();
+        prop_assert_eq!(names, step.compare.iter().map(String::as_str).collect::<Vec<_>>());
+        Ok(())
+    }
+
+    fn defect() -> impl Strategy<Value = Defect> {
+        prop_oneof![
+            Just(Defect::NoQuestion),
+            Just(Defect::NoRetriever),
+            Just(Defect::UnknownRetriever),
+            Just(Defect::NamedTwice),
+            Just(Defect::UnknownFusion),
+        ]
+    }
+
+    proptest! {
+        /// Random text is (all but surely) no lesson: it must be refused with a reason that says why.
         #[test]
         fn any_text_is_a_lesson_or_a_reason(text in ".{0,400}") {
-            let _ = Lesson::parse(&text);
+            match Lesson::parse(&text) {
+                Ok(lesson) => {
+                    prop_assert!(!lesson.title.trim().is_empty() && !lesson.steps.is_empty(), "{lesson:?}");
+                    prop_assert!(lesson.steps.iter().all(|s| s.retrievers().len() == s.compare.len()), "{lesson:?}");
+                }
+                Err(reason) => prop_assert!(
+                    REASONS.iter().any(|start| reason.starts_with(start)) && reason.len() > "step ".len(),
+                    "{reason:?}"
+                ),
+            }
+        }
+
+        /// A lesson written as JSON or YAML reads back as written, runs what its steps name, or, with one
+        /// step spoilt, is refused naming that step and what is wrong with it.
+        #[test]
+        fn a_written_lesson_reads_back_or_names_its_faulty_step(
+            title in "[A-Z][a-z ]{0,15}",
+            steps in proptest::collection::vec(step(), 1..4),
+            spoilt in proptest::option::of((any::<prop::sample::Index>(), defect())),
+            yaml in any::<bool>(),
+        ) {
+            let mut lesson = Lesson { title, steps };
+            let refusal = spoilt.map(|(at, defect)| {
+                let at = at.index(lesson.steps.len());
+                format!("step {}: {}", at + 1, defect.spoil(&mut lesson.steps[at]))
+            });
+            let json = serde_json::to_string_pretty(&lesson).unwrap();
+            // A comment first sends it down the YAML path; JSON's syntax is YAML's flow syntax.
+            let text = if yaml { format!("# lesson\n{json}") } else { json };
+            match (Lesson::parse(&text), refusal) {
+                (Ok(read), None) => {
+                    prop_assert_eq!(&read, &lesson);
+                    read.steps.iter().try_for_each(runs_as_written)?;
+                }
+                (Err(reason), Some(expected)) => {
+                    prop_assert!(reason.starts_with(&expected), "{reason:?} vs {expected:?}")
+                }
+                (read, expected) => prop_assert!(false, "{read:?} where {expected:?} was expected"),
+            }
         }
     }
 

@@ -136,10 +136,80 @@ pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
 mod tests {
     use super::*;
 
+    use proptest::prelude::*;
+
+    /// Paths a build may hold, and paths that reach outside it (another origin, a parent folder, an odd
+    /// character a URL parser would rewrite).
+    const INSIDE: [&str; 3] = ["corpus/index.quire", "./snapshots/planets.quire", "corpus/fragments"];
+    const OUTSIDE: [&str; 4] = ["https://elsewhere.example/x.quire", "../index.quire", "a//b.json", "notes\tx.json"];
+
+    /// A path that is inside the build unless `outside`.
+    fn path(outside: bool) -> impl Strategy<Value = String> {
+        let choices: &[&str] = if outside { &OUTSIDE } else { &INSIDE };
+        proptest::sample::select(choices).prop_map(String::from)
+    }
+
+    /// A listed corpus with an outside path for each `true` of `outside` (snapshot, fragments, questions,
+    /// lesson), the optional ones present or not.
+    fn listed(outside: [bool; 4]) -> impl Strategy<Value = PublishedCorpus> {
+        let optional = |outside| proptest::option::of(path(outside));
+        (
+            "[a-z]{1,6}",
+            "[A-Z][a-z ]{0,10}",
+            path(outside[0]),
+            optional(outside[1]),
+            optional(outside[2]),
+            optional(outside[3]),
+        )
+            .prop_map(|(key, title, snapshot, fragments, questions, lesson)| PublishedCorpus {
+                key,
+                title,
+                snapshot,
+                fragments,
+                questions,
+                lesson,
+            })
+    }
+
+    /// The first path outside the build, in the order the list is checked.
+    fn first_outside(published: &Published) -> Option<&String> {
+        published
+            .corpora
+            .iter()
+            .flat_map(|c| std::iter::once(&c.snapshot).chain(&c.fragments).chain(&c.questions).chain(&c.lesson))
+            .find(|path| OUTSIDE.contains(&path.as_str()))
+    }
+
     proptest::proptest! {
+        /// Bytes that are (all but surely) no list are refused with a reason naming the list's file.
         #[test]
         fn any_bytes_are_a_list_or_a_reason(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
-            let _ = Published::from_json(&bytes);
+            match Published::from_json(&bytes) {
+                Ok(published) => prop_assert!(!published.corpora.is_empty(), "{published:?}"),
+                Err(reason) => {
+                    prop_assert!(reason.starts_with(MANIFEST) && reason.len() > MANIFEST.len() + 2, "{reason:?}")
+                }
+            }
+        }
+
+        /// A list as a build writes it reads back as written, unless it lists no corpus or a path outside the
+        /// build, which the refusal names (the first such path).
+        #[test]
+        fn a_written_list_reads_back_or_names_what_is_wrong(
+            title in proptest::option::of("[A-Z][a-z ]{0,10}"),
+            corpora in proptest::collection::vec(
+                proptest::array::uniform4(proptest::bool::weighted(0.1)).prop_flat_map(listed), 0..4),
+        ) {
+            let published = Published { title, corpora };
+            let read = Published::from_json(&serde_json::to_vec(&published).unwrap());
+            match (read, first_outside(&published)) {
+                (Ok(read), None) if !published.corpora.is_empty() => prop_assert_eq!(read, published),
+                (Err(reason), None) => prop_assert_eq!(reason, format!("{MANIFEST} lists no corpus")),
+                (Err(reason), Some(path)) => {
+                    prop_assert_eq!(reason, format!("{MANIFEST}: {path:?} is not a path inside the build"))
+                }
+                (read, path) => prop_assert!(false, "{read:?} with {path:?} outside the build"),
+            }
         }
 
         #[test]

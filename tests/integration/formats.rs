@@ -3,7 +3,10 @@
 
 use crate::common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
 use quire::corpus::{self, CorpusSettings, Format, IngestFailure, SourceFile, document::BlockKind};
 
 fn parse_one(path: &str, bytes: &[u8]) -> Result<corpus::ParsedFile, corpus::IngestError> {
@@ -283,15 +286,93 @@ fn check_document(doc: &corpus::Document) {
 
 const EXTENSIONS: &[&str] = &["md", "html", "txt", "csv", "tsv", "jsonl", "docx", "odt", "epub", "pdf"];
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+/// Whether every ASCII letter and digit of `text` is a byte of one of `sources`: parsers lay out what they
+/// read and add no words of their own. (Bytes, not strings: the text may have been decoded from another
+/// encoding, which keeps ASCII as it is; a table's heading is its file name.)
+fn letters_drawn_from(text: &str, sources: &[&[u8]]) -> bool {
+    text.bytes().filter(u8::is_ascii_alphanumeric).all(|letter| sources.iter().any(|source| source.contains(&letter)))
+}
 
-    #[test]
-    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048), ext in 0..EXTENSIONS.len()) {
-        if let Ok(parsed) = parse_one(&format!("f.{}", EXTENSIONS[ext]), &bytes) {
-            parsed.documents.iter().for_each(check_document);
+/// Whether `failure` is a reason a file of `extension` may be refused for: an empty file's, no text, a
+/// text format's binary content, or the parser's own words, never the note of a caught panic (only the PDF
+/// library is known to panic).
+fn refusal_fits(extension: &str, failure: &IngestFailure, empty: bool) -> bool {
+    let text_format = match extension {
+        "md" => "Markdown",
+        "html" => "HTML",
+        "csv" | "tsv" => "CSV",
+        "jsonl" => "JSONL",
+        "txt" => "plain",
+        _ => "",
+    };
+    match failure {
+        IngestFailure::Empty => empty,
+        IngestFailure::NoText => !empty,
+        IngestFailure::Binary { format } => !text_format.is_empty() && format == text_format,
+        IngestFailure::Malformed(reason) if extension == "pdf" => !reason.is_empty(),
+        IngestFailure::Malformed(reason) => {
+            let kind = extension.to_ascii_uppercase();
+            let own = match extension {
+                "docx" | "odt" | "epub" => reason.starts_with(&format!("not a valid {kind} file")),
+                "csv" | "tsv" | "jsonl" | "html" => !reason.is_empty(),
+                _ => false,
+            };
+            own && !reason.ends_with("the file is malformed")
+        }
+        IngestFailure::Redirect { .. } => extension == "html",
+        IngestFailure::TooLarge { .. } | IngestFailure::Unsupported { .. } | IngestFailure::Unreadable(_) => false,
+    }
+}
+
+/// Bytes read as the file `path`: documents whose text comes from them, or a refusal naming the file and
+/// a reason its format gives. Whether they were read.
+fn read_or_refused(path: &str, bytes: &[u8]) -> Result<bool, TestCaseError> {
+    let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
+    match parse_one(path, bytes) {
+        Ok(parsed) => {
+            for doc in &parsed.documents {
+                check_document(doc);
+                prop_assert!(
+                    letters_drawn_from(&doc.text, &[bytes, path.as_bytes()]),
+                    "{:?} from {:?}",
+                    doc.text,
+                    bytes
+                );
+            }
+            Ok(true)
+        }
+        Err(error) => {
+            prop_assert_eq!(&error.file, path);
+            prop_assert!(error.to_string().starts_with(&format!("{path}: ")), "{}", error);
+            prop_assert!(refusal_fits(extension, &error.failure, bytes.is_empty()), "{}", error);
+            Ok(false)
         }
     }
+}
+
+/// Any bytes are read as documents whose text comes from them, or refused naming the file and a reason its
+/// format gives; never a panic, caught or not (only the PDF library is known to panic).
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let strategy = (proptest::collection::vec(any::<u8>(), 0..2048), proptest::sample::select(EXTENSIONS));
+    let [refused, read]: [AtomicUsize; 2] = Default::default();
+    let config = ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() };
+    let result = TestRunner::new(config).run(&strategy, |(bytes, extension)| {
+        let counted = if read_or_refused(&format!("f.{extension}"), &bytes)? { &read } else { &refused };
+        counted.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let [refused, read] = [refused, read].map(AtomicUsize::into_inner);
+    eprintln!("arbitrary bytes: {read} read, {refused} refused");
+    // Short inputs without a zero byte are text to the text formats; otherwise no text was ever checked.
+    assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn markup_like_text_parses_into_consistent_structure(
@@ -445,6 +526,13 @@ const ODF: &str = "xmlns:office='urn:oasis:names:tc:opendocument:xmlns:office:1.
     xmlns:text='urn:oasis:names:tc:opendocument:xmlns:text:1.0' \
     xmlns:table='urn:oasis:names:tc:opendocument:xmlns:table:1.0' xmlns:xlink='http://www.w3.org/1999/xlink'";
 
+/// Whether `text`, its whitespace left out, is drawn in order from `source`: a parser drops markup and
+/// lays out what is left, adding nothing (an entity such as `&amp;` becomes its first character).
+fn drawn_in_order(text: &str, source: &str) -> bool {
+    let mut source = source.chars().filter(|c| !c.is_whitespace());
+    text.chars().filter(|c| !c.is_whitespace()).all(|c| source.any(|s| s == c))
+}
+
 /// Word, OpenDocument and EPUB containers around `body`, which may be anything.
 fn office_files(body: &str) -> Vec<(&'static str, Vec<u8>)> {
     let docx = format!("<w:document {W}><w:body>{body}</w:body></w:document>");
@@ -466,20 +554,93 @@ fn office_files(body: &str) -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+/// Any token of the three formats, opened, closed or stray: mostly XML errors.
+const TOKEN_SOUP: &str = "(<w:p>|</w:p>|<w:r>|</w:r>|<w:t>|</w:t>|<w:tbl><w:tr><w:tc>|</w:tc></w:tr></w:tbl>|<w:hyperlink r:id='x'>|</w:hyperlink>|<w:pPr><w:outlineLvl w:val='[0-9]{1,3}'/></w:pPr>|<text:h text:outline-level='-?[0-9]{1,4}'>|</text:h>|<text:p>|</text:p>|<text:list><text:list-item>|</text:list-item></text:list>|<text:a xlink:href='y'>|</text:a>|<text:s/>|<table:table><table:table-row><table:table-cell>|</table:table-cell></table:table-row></table:table>|<h1>|</h1>|<p>|</p>|&amp;|&bogus;|<|>|[A-Za-z ]{1,10}|é){0,40}";
 
-    /// Any content inside a well-formed container: an error or a consistent document, never a panic.
-    #[test]
-    fn office_and_epub_parsers_never_panic_on_any_content(
-        body in "(<w:p>|</w:p>|<w:r>|</w:r>|<w:t>|</w:t>|<w:tbl><w:tr><w:tc>|</w:tc></w:tr></w:tbl>|<w:hyperlink r:id='x'>|</w:hyperlink>|<w:pPr><w:outlineLvl w:val='[0-9]{1,3}'/></w:pPr>|<text:h text:outline-level='-?[0-9]{1,4}'>|</text:h>|<text:p>|</text:p>|<text:list><text:list-item>|</text:list-item></text:list>|<text:a xlink:href='y'>|</text:a>|<text:s/>|<table:table><table:table-row><table:table-cell>|</table:table-cell></table:table-row></table:table>|<h1>|</h1>|<p>|</p>|&amp;|&bogus;|<|>|[A-Za-z ]{1,10}|é){0,40}",
-    ) {
-        for (name, bytes) in office_files(&body) {
-            if let Ok(parsed) = parse_one(name, &bytes) {
-                parsed.documents.iter().for_each(check_document);
+/// Word's elements (and HTML's `h1`, to its XML an element of no namespace), each with what closes it,
+/// and what stands alone among them: a paragraph of text.
+const WORD_ELEMENTS: (&[(&str, &str)], &str) = (
+    &[
+        ("<w:p>", "</w:p>"),
+        ("<w:r>", "</w:r>"),
+        ("<w:t>", "</w:t>"),
+        ("<w:tbl><w:tr><w:tc>", "</w:tc></w:tr></w:tbl>"),
+        ("<w:hyperlink r:id='x'>", "</w:hyperlink>"),
+        ("<h1>", "</h1>"),
+    ],
+    "<w:p><w:r><w:t>[A-Za-z ]{1,10}</w:t></w:r></w:p>",
+);
+/// OpenDocument's elements (and HTML's `p`), each with what closes it, and what stands alone: a space.
+const ODF_ELEMENTS: (&[(&str, &str)], &str) = (
+    &[
+        ("<text:h text:outline-level='2'>", "</text:h>"),
+        ("<text:p>", "</text:p>"),
+        ("<text:list><text:list-item>", "</text:list-item></text:list>"),
+        ("<text:a xlink:href='y'>", "</text:a>"),
+        ("<table:table><table:table-row><table:table-cell>", "</table:table-cell></table:table-row></table:table>"),
+        ("<p>", "</p>"),
+    ],
+    "<text:s/>",
+);
+
+/// Elements of one format nested at random around text: well-formed, so that its parser walks them rather
+/// than stopping at an XML error.
+fn well_formed(
+    (elements, alone): (&'static [(&'static str, &'static str)], &'static str),
+) -> impl Strategy<Value = String> {
+    let leaf = prop_oneof!["[A-Za-z ]{1,10}", Just("é".to_string()), Just("&amp;".to_string()), alone];
+    let tree = leaf.prop_recursive(4, 40, 4, move |inner| {
+        (proptest::sample::select(elements), proptest::collection::vec(inner, 0..4))
+            .prop_map(|((open, close), children)| format!("{open}{}{close}", children.concat()))
+    });
+    // What stands alone at the top too: Word reads only the body's own paragraphs (and its tables').
+    proptest::collection::vec(prop_oneof![alone, tree], 0..6).prop_map(|trees| trees.concat())
+}
+
+/// `bytes`, the container `name` around `body`: a consistent document laying out `body`'s text, or an
+/// error naming `part`, the container's part at fault. Whether it was read.
+fn read_or_named(name: &str, bytes: &[u8], part: &str, body: &str) -> Result<bool, TestCaseError> {
+    match parse_one(name, bytes) {
+        Ok(parsed) => {
+            for doc in &parsed.documents {
+                check_document(doc);
+                prop_assert!(drawn_in_order(&doc.text, body), "{}: {:?} from {:?}", name, doc.text, body);
             }
+            Ok(true)
+        }
+        Err(error) => {
+            // A caught panic reads "unreadable DOCX: the file is malformed", which names no part.
+            let named = matches!(&error.failure, IngestFailure::Malformed(reason) if reason.contains(part));
+            prop_assert!(named || error.failure == IngestFailure::NoText, "{}", error);
+            prop_assert_eq!(error.file, name);
+            Ok(false)
         }
     }
+}
+
+/// Any content inside a well-formed container: a consistent document laying out that content, or an
+/// error naming the part at fault; never a panic, caught or not.
+#[test]
+fn office_and_epub_parsers_never_panic_on_any_content() {
+    let body = prop_oneof![TOKEN_SOUP, well_formed(WORD_ELEMENTS), well_formed(ODF_ELEMENTS)];
+    let read: [AtomicUsize; 3] = Default::default();
+    let config = ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() };
+    let result = TestRunner::new(config).run(&body, |body| {
+        let parts = ["word/document.xml", "content.xml", "c.xhtml"];
+        for (((name, bytes), part), read) in office_files(&body).into_iter().zip(parts).zip(&read) {
+            if read_or_named(name, &bytes, part, &body)? {
+                read.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let [docx, odt, epub] = read.map(AtomicUsize::into_inner);
+    eprintln!("read of 128: {docx} DOCX, {odt} ODT, {epub} EPUB");
+    // Otherwise a parser's layout of what it read went unchecked.
+    assert!(docx > 0 && odt > 0 && epub > 0, "read of 128: {docx} DOCX, {odt} ODT, {epub} EPUB");
 }
 
 #[test]

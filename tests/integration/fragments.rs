@@ -10,13 +10,16 @@ use crate::common;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
-use quire::corpus::SourceFile;
+use proptest::test_runner::TestRunner;
+use quire::corpus::{DocId, SourceFile};
 use quire::embed::TextEmbedder;
 use quire::index::{VectorIndex, VectorIndexKind};
+use quire::retrieve::by_words;
+use quire::retrieve::over_fragments::{self, Ranked};
 use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Step, Trace};
-use quire::retrieve::{by_words, over_fragments};
 use quire::store::fragments::{self, Fragment, FragmentError, FragmentedIndex, LEXICON, Sizes};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
@@ -262,57 +265,265 @@ fn a_fragment_of_another_index_a_damaged_one_or_a_misplaced_one_is_refused() {
     assert!(over_fragments::rank_by_words(&fragmented, "moon", 3).is_none(), "no ranking without its buckets");
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+/// One damage done to fragments: a cut at `at`, or the byte there flipped by `value` (at least one bit),
+/// `at` taken modulo the file's length; then the checksum recomputed (`reframe`), or not.
+#[derive(Clone, Copy, Debug)]
+struct Damage {
+    at: usize,
+    value: u8,
+    cut: bool,
+    reframe: bool,
+}
 
-    /// Flipped, cut or extended fragments are refused or read; nothing panics, whatever is asked of them.
-    #[test]
-    fn no_fragment_makes_the_reader_panic(
-        at in any::<usize>(),
-        value in any::<u8>(),
-        cut in any::<bool>(),
-        reframe in any::<bool>(),
-        which in 0usize..5,
-    ) {
-        let files = split(index(), SMALL);
-        let mut names: Vec<&String> = files.keys().filter(|path| path.as_str() != LEXICON).collect();
-        names.sort();
-        let mutate = |bytes: &[u8]| {
-            let mut bytes = bytes.to_vec();
-            let at = at % bytes.len();
-            if cut { bytes.truncate(at) } else { bytes[at] ^= value.max(1) }
-            // Mostly past the checksum, so that the decoder and the checks behind it see the change.
-            if reframe && bytes.len() >= HEADER_LEN {
-                let checksum = *blake3::hash(&bytes[HEADER_LEN..]).as_bytes();
-                bytes[HEADER_LEN - 32..HEADER_LEN].copy_from_slice(&checksum);
-            }
-            bytes
-        };
-        let lexicon = if which == 0 { mutate(&files[LEXICON]) } else { files[LEXICON].clone() };
-        let Ok(mut fragmented) = FragmentedIndex::open(&lexicon) else { return Ok(()) };
-        for question in ["moon", "Which planet has the Great Red Spot?"] {
-            for _ in 0..2 {
-                for fragment in fragmented.missing_for_words(question) {
-                    let bytes = &files[&fragment.path()];
-                    let graph = matches!(fragment, Fragment::Graph | Fragment::Summaries(_));
-                    let mutated = (which == 1 && !graph) || (which == 3 && graph);
-                    let _ = fragmented.add(fragment, &if mutated { mutate(bytes) } else { bytes.clone() });
-                }
-            }
-            let Some(ranked) = over_fragments::rank_by_words(&fragmented, question, 3) else { continue };
-            for fragment in fragmented.missing_for_chunks(ranked.shown_chunks(&fragmented)) {
-                let bytes = files.get(&fragment.path()).unwrap_or(&files[names[at % names.len()]]);
-                let _ = fragmented.add(fragment, &if which == 2 { mutate(bytes) } else { bytes.clone() });
-            }
-            let _ = ranked.finish(&fragmented);
+/// What reading a damaged file must give.
+#[derive(Debug, PartialEq)]
+enum Expected {
+    /// Taken in: the file is as written.
+    Read,
+    /// Taken in as a lexicon of another index: its id is not under the checksum. Every other part is then
+    /// another index's.
+    OtherId,
+    Refused(FragmentError),
+    /// Cut short behind a valid header: the decoder runs out of bytes.
+    Undecodable,
+    /// A changed body behind a valid checksum: the decoder and the checks behind it take it in or refuse it.
+    Checked,
+}
+
+impl Damage {
+    fn apply(self, bytes: &[u8]) -> Vec<u8> {
+        let mut bytes = bytes.to_vec();
+        let at = self.at % bytes.len();
+        if self.cut {
+            bytes.truncate(at)
+        } else {
+            bytes[at] ^= self.value.max(1)
         }
-        let vector = common::embedder().embed(&["Which planet has the Great Red Spot?"]).unwrap().remove(0);
-        for _ in 0..2 {
-            for fragment in fragmented.missing_for_meaning(&vector) {
-                let bytes = &files[&fragment.path()];
-                let _ = fragmented.add(fragment, &if which == 4 { mutate(bytes) } else { bytes.clone() });
-            }
+        // Mostly past the checksum, so that the decoder and the checks behind it see the change.
+        if self.reframe && bytes.len() >= HEADER_LEN {
+            let checksum = *blake3::hash(&bytes[HEADER_LEN..]).as_bytes();
+            bytes[HEADER_LEN - 32..HEADER_LEN].copy_from_slice(&checksum);
         }
-        let _ = over_fragments::rank_by_meaning(&fragmented, "Which planet has the Great Red Spot?", &vector, 3);
+        bytes
     }
+
+    /// What reading `original` so damaged gives, from where the damage fell: the header is read in order
+    /// (signature, version, index id, checksum), and a part must carry the id of the lexicon read before it.
+    fn expected(self, original: &[u8], is_part: bool) -> Expected {
+        let at = self.at % original.len();
+        let refused = Expected::Refused;
+        match at {
+            _ if self.cut && at < HEADER_LEN => refused(FragmentError::NotAFragment),
+            _ if self.cut && !self.reframe => refused(FragmentError::ChecksumMismatch),
+            _ if self.cut => Expected::Undecodable,
+            0..8 => refused(FragmentError::NotAFragment),
+            8..12 => {
+                let mut version: [u8; 4] = original[8..12].try_into().unwrap();
+                version[at - 8] ^= self.value.max(1);
+                refused(FragmentError::UnsupportedVersion { found: u32::from_le_bytes(version) })
+            }
+            12..28 if is_part => refused(FragmentError::OtherIndex),
+            12..28 => Expected::OtherId,
+            // The recomputed checksum overwrites the flipped byte.
+            28..HEADER_LEN if self.reframe => Expected::Read,
+            _ if !self.reframe => refused(FragmentError::ChecksumMismatch),
+            _ => Expected::Checked,
+        }
+    }
+}
+
+/// That reading `path` gave what was `expected` of it.
+fn check(path: &str, result: Result<(), &FragmentError>, expected: &Expected) {
+    let fits = match expected {
+        Expected::Read | Expected::OtherId => result.is_ok(),
+        Expected::Refused(error) => result == Err(error),
+        Expected::Undecodable => matches!(result, Err(FragmentError::Decode(_))),
+        Expected::Checked => matches!(result, Ok(()) | Err(FragmentError::Decode(_) | FragmentError::Inconsistent(_))),
+    };
+    assert!(fits, "{path}: {result:?} where {expected:?} was expected");
+}
+
+/// The fragments as a page reads them, the damage done to the parts `which` picks (0 the lexicon, 1 the
+/// term buckets, 2 the text runs, 3 the graph and its summaries, 4 the centroids and partitions), each
+/// outcome checked against what the damage calls for.
+struct Reader {
+    files: &'static HashMap<String, Vec<u8>>,
+    damage: Damage,
+    which: usize,
+    index: FragmentedIndex,
+    /// The lexicon's id was damaged: every other part is another index's.
+    other_id: bool,
+    /// A damaged body was taken in: answers may differ from the whole index's, and undamaged parts may be
+    /// refused as inconsistent with it.
+    tainted: bool,
+    /// Parts refused so far (they stay missing).
+    refusals: usize,
+}
+
+impl Reader {
+    fn open(damage: Damage, which: usize) -> Option<Reader> {
+        let files = small_files();
+        let original = &files[LEXICON];
+        let (bytes, expected) = if which == 0 {
+            (damage.apply(original), damage.expected(original, false))
+        } else {
+            (original.clone(), Expected::Read)
+        };
+        let opened = FragmentedIndex::open(&bytes);
+        check(LEXICON, opened.as_ref().map(|_| ()), &expected);
+        let (other_id, tainted) = (expected == Expected::OtherId, expected == Expected::Checked);
+        Some(Reader { files, damage, which, index: opened.ok()?, other_id, tainted, refusals: 0 })
+    }
+
+    fn damages(&self, fragment: Fragment) -> bool {
+        let which = match fragment {
+            Fragment::Terms(_) => 1,
+            Fragment::Texts(_) => 2,
+            Fragment::Graph | Fragment::Summaries(_) => 3,
+            Fragment::Centroids | Fragment::Vectors(_) => 4,
+        };
+        self.which == which
+    }
+
+    /// Fetches `wanted`, twice over (what the first parts name comes second); whether all were taken in.
+    fn fetch(&mut self, wanted: impl Fn(&FragmentedIndex) -> Vec<Fragment>) -> bool {
+        let before = self.refusals;
+        for _ in 0..2 {
+            wanted(&self.index).into_iter().for_each(|fragment| self.add(fragment));
+        }
+        self.refusals == before
+    }
+
+    fn add(&mut self, fragment: Fragment) {
+        let path = fragment.path();
+        let Some(original) = self.files.get(&path) else {
+            assert!(self.tainted, "an undamaged lexicon names {path}, which the split did not write");
+            self.refusals += 1;
+            return;
+        };
+        let damaged = self.damages(fragment);
+        let expected = if self.other_id {
+            Expected::Refused(FragmentError::OtherIndex)
+        } else if damaged {
+            self.damage.expected(original, true)
+        } else {
+            Expected::Read
+        };
+        // A part read after a damaged body was taken in may disagree with it.
+        let expected = if expected == Expected::Read && self.tainted { Expected::Checked } else { expected };
+        let bytes = if damaged { self.damage.apply(original) } else { original.clone() };
+        let added = self.index.add(fragment, &bytes);
+        check(&path, added.as_ref().copied(), &expected);
+        self.tainted |= added.is_ok() && expected == Expected::Checked;
+        self.refusals += usize::from(added.is_err());
+    }
+
+    /// Fetches the runs `ranked` shows and finishes it: an answer exactly when they were all taken in, and
+    /// then the whole index's `whole` unless damaged parts were taken in.
+    fn finish(&mut self, ranked: Ranked, whole: &(Vec<DocumentHit>, Trace)) -> Option<Vec<DocumentHit>> {
+        let shown = ranked.shown_chunks(&self.index);
+        let fetched = self.fetch(|index| index.missing_for_chunks(shown.iter().copied()));
+        let answer = ranked.finish(&self.index);
+        match self.tainted {
+            true => assert!(fetched || answer.is_none(), "answered without its runs"),
+            false => {
+                assert_eq!(answer.is_some(), fetched, "answered exactly when its runs were taken in");
+                assert!(answer.as_ref().is_none_or(|answer| answer == whole), "{answer:?}");
+            }
+        }
+        let (hits, _) = answer?;
+        self.check_hits(&hits);
+        Some(hits)
+    }
+
+    /// At most three documents, each once, named by chunks and copies the lexicon has.
+    fn check_hits(&self, hits: &[DocumentHit]) {
+        let (chunks, documents) = (self.index.summary().chunks, self.index.documents().len() as DocId);
+        assert!(hits.len() <= 3, "{hits:?}");
+        let named: std::collections::HashSet<DocId> =
+            hits.iter().map(|hit| self.index.document_of(hit.best.chunk)).collect();
+        assert_eq!(named.len(), hits.len(), "{hits:?}");
+        for hit in hits {
+            assert!(std::iter::once(&hit.best).chain(&hit.more).all(|c| (c.chunk as usize) < chunks), "{hit:?}");
+            assert!(hit.also_in.iter().all(|&document| document < documents), "{hit:?}");
+        }
+    }
+}
+
+const ASKED: [&str; 2] = ["moon", "Which planet has the Great Red Spot?"];
+
+fn small_files() -> &'static HashMap<String, Vec<u8>> {
+    static FILES: OnceLock<HashMap<String, Vec<u8>>> = OnceLock::new();
+    FILES.get_or_init(|| split(index(), SMALL))
+}
+
+/// The whole index's answers to [`ASKED`], by words, then the last by meaning, and that question's vector.
+fn whole_answers() -> &'static ([(Vec<DocumentHit>, Trace); 3], Vec<f32>) {
+    static ANSWERS: OnceLock<([(Vec<DocumentHit>, Trace); 3], Vec<f32>)> = OnceLock::new();
+    ANSWERS.get_or_init(|| {
+        let vector = common::embedder().embed(&[ASKED[1]]).unwrap().remove(0);
+        let hybrid =
+            Method::Fused { fusion: Fusion::Zsum, inputs: vec![(Retriever::Dense, 1.0), (Retriever::Bm25, 1.0)] };
+        let by_words = |question| Method::Words.grouped(index(), Query::new(question, &[]), 3);
+        let answers =
+            [by_words(ASKED[0]), by_words(ASKED[1]), hybrid.grouped(index(), Query::new(ASKED[1], &vector), 3)];
+        (answers, vector)
+    })
+}
+
+/// How a damaged case ended: refused before an answer, answered as the whole index does, or answered
+/// from damaged parts that were taken in.
+#[derive(Clone, Copy)]
+enum Ending {
+    Refused,
+    Whole,
+    Damaged,
+}
+
+/// Reads the fragments with `damage` done to the parts `which` picks, asks [`ASKED`] by words and the last
+/// by meaning, and checks every step.
+fn ask_damaged(damage: Damage, which: usize) -> Ending {
+    let Some(mut reader) = Reader::open(damage, which) else { return Ending::Refused };
+    let (whole, vector) = whole_answers();
+    let mut answered = false;
+    for (question, whole) in ASKED.iter().zip(whole) {
+        let fetched = reader.fetch(|index| index.missing_for_words(question));
+        let ranked = over_fragments::rank_by_words(&reader.index, question, 3);
+        assert_eq!(ranked.is_some(), fetched, "{question}: ranked exactly when its parts were taken in");
+        answered |= ranked.and_then(|ranked| reader.finish(ranked, whole)).is_some();
+    }
+    let fetched = reader.fetch(|index| index.missing_for_meaning(vector));
+    let terms = reader.index.missing_for_query(ASKED[1]).is_empty();
+    let ranked = over_fragments::rank_by_meaning(&reader.index, ASKED[1], vector, 3);
+    assert_eq!(ranked.is_some(), fetched && terms, "ranked by meaning exactly when its parts were taken in");
+    answered |= ranked.and_then(|ranked| reader.finish(ranked, &whole[2])).is_some();
+    match (answered, reader.tainted) {
+        (false, _) => Ending::Refused,
+        (true, false) => Ending::Whole,
+        (true, true) => Ending::Damaged,
+    }
+}
+
+/// Flipped or cut fragments are read, or refused with the error the place of the damage calls for; what
+/// is read answers: as the whole index does while no damaged body was taken in, and with documents and
+/// chunks the index has when one was. Nothing panics, whatever is asked of them.
+#[test]
+fn no_fragment_makes_the_reader_panic() {
+    let strategy = (any::<usize>(), any::<u8>(), any::<bool>(), any::<bool>(), 0usize..5);
+    let endings: [AtomicUsize; 3] = Default::default();
+    let config = ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() };
+    let result = TestRunner::new(config).run(&strategy, |(at, value, cut, reframe, which)| {
+        let ending = ask_damaged(Damage { at, value, cut, reframe }, which);
+        endings[ending as usize].fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let [refused, whole, damaged] = endings.map(AtomicUsize::into_inner);
+    eprintln!(
+        "damaged fragments: {refused} refused, {whole} answered as the whole index, {damaged} from damaged parts"
+    );
+    // Otherwise the answers' checks above never ran on one side or the other.
+    assert!(whole > 0 && damaged > 0, "{whole} answered as the whole index, {damaged} from damaged parts");
 }
