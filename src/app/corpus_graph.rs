@@ -42,7 +42,7 @@ pub fn CorpusGraph(
     open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
-    let drawn = RwSignal::new(None::<Result<Overview, String>>);
+    let drawn = RwSignal::new(None::<Result<Overview, client::Failure>>);
     let drawing = RwSignal::new(false);
     // Every new index (a summary) is drawn again, while the panel is open: an index held by its fragments
     // (`store::fragments`) cannot be laid out, and is drawn once its whole snapshot is shown; and once the
@@ -54,9 +54,7 @@ pub fn CorpusGraph(
         }
         drawing.set(true);
         spawn_local(async move {
-            drawn.set(Some(
-                client::call(GraphOverview { max_nodes: MAX_NODES }).await.map_err(|failure| failure.to_string()),
-            ));
+            drawn.set(Some(client::call(GraphOverview { max_nodes: MAX_NODES }).await));
             drawing.set(false);
         });
     });
@@ -75,7 +73,7 @@ pub fn CorpusGraph(
                             if overview.describe().contains(" of ") {
                                 format!(" (at most {MAX_NODES} nodes are drawn: pages first, then sections, entities, chunks)")
                             } else { String::new() }),
-                        (false, Some(Err(reason))) => reason,
+                        (false, Some(Err(failure))) => failure.to_string(),
                         (false, None) => String::new(),
                     }}
                 </p>

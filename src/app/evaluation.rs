@@ -12,6 +12,7 @@ use super::phase::{Phase, describe_progress};
 use crate::web::browser::{self, picked_files, read_picked};
 use crate::web::calls::Evaluate;
 use crate::web::client::{self, Failure};
+use crate::web::error::FetchError;
 use crate::web::protocol::{Evaluation, FileBytes};
 
 /// The bundled dataset, as `scripts/build_demos.sh` lays it out in the build.
@@ -19,6 +20,29 @@ const BUNDLED: &str = "scifact-subset";
 const BUNDLED_FILES: [&str; 2] = ["queries.jsonl.gz", "qrels/test.tsv"];
 /// What an evaluation runs unless the user chooses otherwise: the two base retrievers and their fusions.
 const DEFAULT_METHODS: [&str; 4] = ["dense", "bm25", "rrf", "zsum"];
+
+/// Why the cut-offs typed in are not a list of them.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+enum CutoffError {
+    #[error("`{0}` is not a cut-off (whole numbers, e.g. 5,10)")]
+    NotACutoff(String),
+    #[error("give at least one cut-off, e.g. 10")]
+    NoCutoff,
+}
+
+/// Why no table is shown: the picked folder, the cut-offs, the bundled dataset's download, or the engine.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+enum NotEvaluated {
+    /// Files of the picked folder the browser could not read, each with its reason.
+    #[error("{}", .0.join("; "))]
+    Unreadable(Vec<String>),
+    #[error(transparent)]
+    Cutoffs(CutoffError),
+    #[error(transparent)]
+    Fetch(FetchError),
+    #[error(transparent)]
+    Engine(Failure),
+}
 
 /// Where the questions come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +61,7 @@ impl Source {
     }
 
     /// The request that evaluates `methods` at `cutoffs` on this dataset's `split`.
-    async fn request(self, split: String, methods: Vec<String>, cutoffs: Vec<usize>) -> Result<Evaluate, String> {
+    async fn request(self, split: String, methods: Vec<String>, cutoffs: Vec<usize>) -> Result<Evaluate, FetchError> {
         let (dataset, files, snapshot) = match self {
             Source::Folder(name, files) => (name, files, None),
             Source::Bundled => {
@@ -59,13 +83,13 @@ fn method_names() -> Vec<&'static str> {
     Method::names()
 }
 
-fn parse_cutoffs(text: &str) -> Result<Vec<usize>, String> {
+fn parse_cutoffs(text: &str) -> Result<Vec<usize>, CutoffError> {
     let cutoffs: Vec<usize> = text
         .split([',', ' '])
         .filter(|part| !part.is_empty())
-        .map(|part| part.parse().map_err(|_| format!("`{part}` is not a cut-off (whole numbers, e.g. 5,10)")))
+        .map(|part| part.parse().map_err(|_| CutoffError::NotACutoff(part.to_string())))
         .collect::<Result<_, _>>()?;
-    if cutoffs.is_empty() { Err("give at least one cut-off, e.g. 10".into()) } else { Ok(cutoffs) }
+    if cutoffs.is_empty() { Err(CutoffError::NoCutoff) } else { Ok(cutoffs) }
 }
 
 /// `phase` is the app's: the engine reports the evaluation's progress there, and it is ready again once the
@@ -82,7 +106,7 @@ where
     let cutoffs = RwSignal::new("10".to_string());
     let methods = RwSignal::new(DEFAULT_METHODS.map(String::from).to_vec());
     let running = RwSignal::new(false);
-    let result = RwSignal::new(None::<Result<Evaluation, String>>);
+    let result = RwSignal::new(None::<Result<Evaluation, NotEvaluated>>);
 
     let on_folder = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -90,7 +114,7 @@ where
         spawn_local(async move {
             let (files, unreadable) = read_picked(picked_files(&list)).await;
             if !unreadable.is_empty() {
-                return result.set(Some(Err(unreadable.join("; "))));
+                return result.set(Some(Err(NotEvaluated::Unreadable(unreadable))));
             }
             let name = files.first().and_then(|f| f.path.split('/').next()).unwrap_or("dataset").to_string();
             source.set(Source::Folder(name, files));
@@ -104,14 +128,14 @@ where
         spawn_local(async move {
             let outcome = match request {
                 Ok(request) => match request.await {
-                    Ok(request) => client::call(request).await,
-                    Err(reason) => Err(Failure::Refused(reason)),
+                    Ok(request) => client::call(request).await.map_err(NotEvaluated::Engine),
+                    Err(fetch) => Err(NotEvaluated::Fetch(fetch)),
                 },
-                Err(reason) => Err(Failure::Refused(reason)),
+                Err(cutoffs) => Err(NotEvaluated::Cutoffs(cutoffs)),
             };
             phase.set(Phase::Ready);
-            result.set(Some(outcome.as_ref().map_err(ToString::to_string).cloned()));
-            if let Err(crash @ Failure::Crashed { .. }) = outcome {
+            result.set(Some(outcome.clone()));
+            if let Err(NotEvaluated::Engine(crash @ Failure::Crashed { .. })) = outcome {
                 recover(crash).await;
             }
             running.set(false);
@@ -186,7 +210,7 @@ where
                         <ul class="meta">{evaluation.warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}</ul>
                     </div>
                 }.into_any(),
-                Err(reason) => view! { <p id="eval-error" role="alert">{reason}</p> }.into_any(),
+                Err(reason) => view! { <p id="eval-error" role="alert">{reason.to_string()}</p> }.into_any(),
             })}
         </section>
     }

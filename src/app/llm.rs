@@ -22,6 +22,7 @@ use crate::generate::{
     endpoint_origin, failure_for_status, models_request, parse_models,
 };
 use crate::web::browser::{describe, describe_request};
+use crate::web::error::JsError;
 
 /// How long the no-cors probe of a failed call may take.
 const PROBE_MS: u32 = 5_000;
@@ -51,7 +52,7 @@ pub struct Call {
 }
 
 impl Call {
-    pub fn new() -> Result<Self, String> {
+    pub fn new() -> Result<Self, JsError> {
         let controller = AbortController::new().map_err(describe)?;
         Ok(Call { controller, timed_out: Rc::new(Cell::new(false)) })
     }
@@ -90,7 +91,7 @@ async fn diagnose(url: &str) -> Failure {
     drop(deadline);
     match answered {
         Ok(_) => Failure::CorsRefused { url: url.into() },
-        Err(error) => Failure::Unreachable { url: url.into(), reason: describe_request(error) },
+        Err(error) => Failure::Unreachable { url: url.into(), reason: describe_request(error).to_string() },
     }
 }
 
@@ -115,7 +116,7 @@ async fn send(endpoint: &Endpoint, request: &HttpRequest, call: &Call, timeout_s
     let method = Method::from_bytes(request.method.as_bytes()).map_err(|e| unreachable(e.to_string()))?;
     // Built here, not with gloo-net's `header`, which throws on a value the browser refuses (a key pasted
     // with a line break): such a header is left out, as it always was.
-    let headers = web_sys::Headers::new().map_err(|e| unreachable(describe(e)))?;
+    let headers = web_sys::Headers::new().map_err(|e| unreachable(describe(e).to_string()))?;
     for (name, value) in &request.headers {
         let _ = headers.append(name, value);
     }
@@ -154,9 +155,14 @@ async fn body_text(response: &Response) -> String {
     response.text().await.unwrap_or_default()
 }
 
+/// A call the browser cannot make (no `AbortController`), as the endpoint's failure.
+fn unstoppable(endpoint: &Endpoint) -> impl FnOnce(JsError) -> Failure + '_ {
+    move |reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason: reason.to_string() }
+}
+
 /// The endpoint's models.
 pub async fn models(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<String>, Failure> {
-    let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
+    let call = Call::new().map_err(unstoppable(endpoint))?;
     let request = models_request(endpoint);
     let response = send(endpoint, &request, &call, timeout_s).await?;
     let body = body_text(&response).await;
@@ -179,7 +185,7 @@ pub async fn test_connection(endpoint: &Endpoint, timeout_s: u32) -> Result<Vec<
     let mut probe = endpoint.clone();
     probe.max_tokens = 8;
     let hello = [Message { role: "user".into(), content: "Reply with the word OK.".into() }];
-    let call = Call::new().map_err(|reason| Failure::Unreachable { url: endpoint.base_url.clone(), reason })?;
+    let call = Call::new().map_err(unstoppable(endpoint))?;
     stream(&probe, &hello, &call, timeout_s, &mut |_| {}).await?;
     Ok(available)
 }

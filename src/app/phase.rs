@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::web::client;
+use crate::web::error::ModelUnavailable;
 use crate::web::protocol::{Progress, Task};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -14,7 +15,7 @@ pub enum Phase {
     /// An index is open and questions are answered by words (`Method::Words`; BM25 over a site's fragments)
     /// while the embedding model loads, its download as last reported; or, when it could not be loaded, by
     /// words only, with the reason.
-    AnsweringByWords(Result<Option<Progress>, String>),
+    AnsweringByWords(Result<Option<Progress>, ModelUnavailable>),
     /// A long step in the engine, as it last reported.
     Working(Progress),
     Ready,

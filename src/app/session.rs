@@ -17,6 +17,7 @@ use crate::retrieve::lesson::Lesson;
 use crate::store::CorpusSummary;
 use crate::store::published::PublishedCorpus;
 use crate::web::client::{self, Failure};
+use crate::web::error::ModelUnavailable;
 use crate::web::protocol::{IndexOutcome, IndexState, Progress, Task};
 use crate::web::{browser, storage};
 
@@ -33,7 +34,19 @@ pub enum Model {
     /// Downloading, as last reported.
     Loading(Option<Progress>),
     Loaded,
-    Failed(String),
+    Failed(ModelUnavailable),
+}
+
+/// Why the session could not show an index: the engine's failure, or the published corpus's.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Engine(#[from] Failure),
+    #[error(transparent)]
+    Corpus(#[from] corpora::CorpusError),
+    /// A restarted engine has no index to open again.
+    #[error("no index was shown")]
+    NothingShown,
 }
 
 #[derive(Clone, Copy)]
@@ -150,7 +163,7 @@ impl IndexSession {
         }
     }
 
-    fn on_model(self) -> impl Fn(Result<u32, String>) + 'static {
+    fn on_model(self) -> impl Fn(Result<u32, ModelUnavailable>) + 'static {
         move |loaded| {
             if let Ok(engine_memory) = loaded {
                 self.engine_memory.set(engine_memory);
@@ -164,7 +177,7 @@ impl IndexSession {
         }
     }
 
-    async fn start_engine(self, kind: client::Kind) -> Result<(), String> {
+    async fn start_engine(self, kind: client::Kind) -> Result<(), Failure> {
         self.model.set(Model::Loading(None));
         client::start(kind, self.on_progress(), self.on_model()).await
     }
@@ -193,7 +206,7 @@ impl IndexSession {
             Err(crash @ Failure::Crashed { .. }) if client::current_kind().is_none() => self.recover(crash).await,
             // Unless the page was told already (its model could not be loaded).
             Err(failure) if matches!(self.model.get_untracked(), Model::Loading(_)) => {
-                self.on_model()(Err(format!("the engine with the embedding model could not start: {failure}")))
+                self.on_model()(Err(ModelUnavailable::EngineNotStarted(Box::new(failure))))
             }
             Err(_) => {}
         }
@@ -241,8 +254,8 @@ impl IndexSession {
             if let Some(benchmark) = requested_benchmark() {
                 // Nothing caches the build behind a measurement.
                 self.offline_registered.set(true);
-                if let Err(reason) = self.start_engine(client::Kind::Full).await {
-                    return self.phase.set(Phase::Failed(reason));
+                if let Err(failure) = self.start_engine(client::Kind::Full).await {
+                    return self.phase.set(Phase::Failed(failure.to_string()));
                 }
                 match client::call(benchmark).await {
                     Ok(report) => self.bench.set(Some(report)),
@@ -250,8 +263,8 @@ impl IndexSession {
                 }
                 return self.settle();
             }
-            if let Err(reason) = self.start_engine(client::Kind::ByWords).await {
-                return self.phase.set(Phase::Failed(reason));
+            if let Err(failure) = self.start_engine(client::Kind::ByWords).await {
+                return self.phase.set(Phase::Failed(failure.to_string()));
             }
             self.open_first_index().await;
             if !self.bring_up_full_engine().await {
@@ -262,17 +275,17 @@ impl IndexSession {
 
     /// A new full engine with the index the page shows: the saved one if it is saved (the engine reads it),
     /// else the corpus shown.
-    async fn restart_engine(self) -> Result<(), String> {
+    async fn restart_engine(self) -> Result<(), SessionError> {
         self.start_engine(client::Kind::Full).await?;
         if self.saved.get_untracked()
-            && let Some(state) = client::open_saved().await.map_err(|failure| failure.to_string())?
+            && let Some(state) = client::open_saved().await?
         {
             self.show(state);
             return Ok(());
         }
-        let shown = self.corpus.get_untracked().ok_or("no index was shown")?;
+        let shown = self.corpus.get_untracked().ok_or(SessionError::NothingShown)?;
         let bytes = corpora::fetch(&shown).await?.0;
-        self.show(client::open(&shown.snapshot, bytes).await.map_err(|failure| failure.to_string())?);
+        self.show(client::open(&shown.snapshot, bytes).await?);
         Ok(())
     }
 
@@ -280,13 +293,13 @@ impl IndexSession {
     /// was.
     pub async fn recover(self, failure: Failure) {
         match failure {
-            Failure::Refused(reason) => self.notice.set(Some(reason)),
+            Failure::Refused(reason) => self.notice.set(Some(reason.to_string())),
             Failure::Crashed { message, .. } => {
                 self.notice
                     .set(Some(format!("The engine stopped ({message}); it was restarted with the index as it was.")));
                 match self.restart_engine().await {
                     Ok(()) => self.settle(),
-                    Err(reason) => self.phase.set(Phase::Failed(reason)),
+                    Err(reason) => self.phase.set(Phase::Failed(reason.to_string())),
                 }
             }
         }

@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use super::llm;
-use crate::generate::{self, Endpoint, PromptStyle, Provider, endpoint_origin};
+use crate::generate::{self, Endpoint, NotAnEndpoint, PromptStyle, Provider, endpoint_origin};
 use crate::retrieve::assist::Assist;
 
 const SETTINGS_KEY: &str = "quire.llm.settings";
@@ -109,21 +109,34 @@ pub fn stored_origin() -> Option<String> {
     read(ORIGIN_KEY).filter(|origin| endpoint_origin(origin).as_deref() == Ok(origin.as_str()))
 }
 
+/// Why the settings were not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum NotSaved {
+    #[error(transparent)]
+    Endpoint(NotAnEndpoint),
+    #[error("this browser keeps no local storage for this page")]
+    NoLocalStorage,
+    /// The settings could not be written as JSON.
+    #[error("{0}")]
+    Encoding(serde_json::Error),
+    #[error("the browser refused to store the settings")]
+    Refused,
+}
+
 /// Stores `settings` (and the key if it is to be remembered); whether the page must reload for its policy to
 /// allow the endpoint.
-pub fn save(settings: &LlmSettings, api_key: &str) -> Result<bool, String> {
+pub fn save(settings: &LlmSettings, api_key: &str) -> Result<bool, NotSaved> {
     let origin = match settings.base_url.trim() {
         "" => None,
-        url => Some(endpoint_origin(url).map_err(|e| e.to_string())?),
+        url => Some(endpoint_origin(url).map_err(NotSaved::Endpoint)?),
     };
     if !has_local_storage() {
-        return Err("this browser keeps no local storage for this page".into());
+        return Err(NotSaved::NoLocalStorage);
     }
-    const REFUSED: &str = "the browser refused to store the settings";
-    let failed = |_| REFUSED.to_string();
+    let failed = |_| NotSaved::Refused;
     LocalStorage::set(SETTINGS_KEY, settings).map_err(|error| match error {
-        StorageError::SerdeError(error) => error.to_string(),
-        _ => REFUSED.to_string(),
+        StorageError::SerdeError(error) => NotSaved::Encoding(error),
+        _ => NotSaved::Refused,
     })?;
     let storage = LocalStorage::raw();
     let remembered = settings.remember_key && !api_key.is_empty();
@@ -202,7 +215,7 @@ pub fn SettingsPanel(settings: RwSignal<LlmSettings>, api_key: RwSignal<String>)
                 settings.set(chosen);
                 saved.set(Some("Saved.".into()));
             }
-            Err(reason) => saved.set(Some(reason)),
+            Err(reason) => saved.set(Some(reason.to_string())),
         }
     };
     let on_test = move |_| {

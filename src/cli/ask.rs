@@ -6,13 +6,14 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use quire::embed::TextEmbedder;
 use quire::generate::{self, ContextChunk, Endpoint, PromptStyle, Provider};
 use quire::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use quire::retrieve::{self, Method, ScoredChunk};
 use quire::store::IndexedCorpus;
 
-use super::CliResult;
+use super::{CliResult, named};
 
 #[derive(clap::Args)]
 pub struct AskArgs {
@@ -59,21 +60,21 @@ pub struct AskArgs {
 pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let endpoint = endpoint(&args)?;
     let instructions = match &args.prompt_file {
-        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => PromptStyle::parse(&args.style).map_err(|e| e.to_string())?.instructions().to_string(),
+        Some(path) => std::fs::read_to_string(path).with_context(named(path))?,
+        None => PromptStyle::parse(&args.style)?.instructions().to_string(),
     };
     let method: Method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
     let index = super::load_snapshot(&args.snapshot)?;
     let embedder = super::load_embedder(model_dir)?;
-    index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
-    let assist = args.assist.as_deref().map(Assist::parse).transpose().map_err(|e| e.to_string())?;
+    index.check_model(embedder.identity())?;
+    let assist = args.assist.as_deref().map(Assist::parse).transpose()?;
     let node_vectors = method.reads_node_vectors() || assist.is_some_and(Assist::reads_node_vectors);
     let index = super::indexing::with_vectors_for(&embedder, index, node_vectors, Some(&args.snapshot))?;
-    let vector = embedder.embed(&[args.question.as_str()]).map_err(|e| e.to_string())?.remove(0);
+    let vector = embedder.embed(&[args.question.as_str()])?.remove(0);
     let timeout = Duration::from_secs(args.timeout);
     let hits = match assist {
         Some(assist) => {
-            let embed = |text: &str| Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0));
+            let embed = |text: &str| Ok(embedder.embed(&[text])?.remove(0));
             assisted(
                 &index,
                 &endpoint,
@@ -93,8 +94,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let answer = generate::native::ask(&endpoint, &messages, timeout, &mut |text| {
         let _ = write!(stdout, "{text}");
         let _ = stdout.flush();
-    })
-    .map_err(|failure| failure.to_string())?;
+    })?;
     let sources: Vec<(String, String)> = views.iter().map(|view| (view.label.clone(), view.source.clone())).collect();
     println!("\n\n{}", generate::sources_list(&answer, &sources));
     Ok(())
@@ -108,12 +108,11 @@ fn assisted(
     timeout: Duration,
     (mut retrieval, mut turn): (AssistedRetrieval, Turn),
     embed: quire::retrieve::assist::Embed<'_>,
-) -> Result<Vec<ScoredChunk>, String> {
+) -> anyhow::Result<Vec<ScoredChunk>> {
     loop {
         match turn {
             Turn::Ask(messages) => {
-                let reply =
-                    generate::native::ask(endpoint, &messages, timeout, &mut |_| {}).map_err(|f| f.to_string())?;
+                let reply = generate::native::ask(endpoint, &messages, timeout, &mut |_| {})?;
                 turn = retrieval.resume(index, &reply, embed)?;
             }
             Turn::Done(chunks, trace) => {
@@ -124,13 +123,13 @@ fn assisted(
     }
 }
 
-fn endpoint(args: &AskArgs) -> Result<Endpoint, String> {
-    let mut endpoint =
-        Endpoint::new(Provider::parse(&args.provider).map_err(|e| e.to_string())?, &args.endpoint, &args.model);
+fn endpoint(args: &AskArgs) -> anyhow::Result<Endpoint> {
+    let mut endpoint = Endpoint::new(Provider::parse(&args.provider)?, &args.endpoint, &args.model);
     endpoint.temperature = args.temperature;
     endpoint.max_tokens = args.max_tokens;
     if let Some(variable) = &args.api_key_env {
-        let key = std::env::var(variable).map_err(|_| format!("the environment variable {variable} is not set"))?;
+        let key =
+            std::env::var(variable).ok().with_context(|| format!("the environment variable {variable} is not set"))?;
         endpoint.api_key = Some(key);
     }
     Ok(endpoint)

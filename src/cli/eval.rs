@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::{Context, anyhow, bail};
 use quire::corpus::SourceFile;
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
@@ -11,7 +12,7 @@ use quire::retrieve::Method;
 use quire::store::pipeline::InputFile;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
-use super::{CliResult, indexing, load_snapshot, progress, save_snapshot};
+use super::{CliResult, indexing, load_snapshot, message, named, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
@@ -72,20 +73,20 @@ pub fn load_labelled(
     snapshot: Option<&Path>,
     fresh: bool,
     node_vectors: bool,
-) -> Result<LabelledIndex, String> {
+) -> anyhow::Result<LabelledIndex> {
     let name = dataset_name(dir);
-    let labels = dataset::read_labels(&dataset::DiskFolder(dir), split).map_err(|e| e.to_string())?;
+    let labels = dataset::read_labels(&dataset::DiskFolder(dir), split)?;
     let embedder = super::load_embedder(model_dir)?;
     let (index, path) = match snapshot {
         Some(path) => {
             let index = load_snapshot(path)?;
-            index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+            index.check_model(embedder.identity())?;
             (index, path.to_path_buf())
         }
         None => cached_index(dir, &name, &embedder, fresh)?,
     };
     let index = indexing::with_vectors_for(&embedder, index, node_vectors, Some(&path))?;
-    let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index)).map_err(|e| e.to_string())?;
+    let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index))?;
     Ok(LabelledIndex { index, dataset, embedder })
 }
 
@@ -99,17 +100,17 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
         write_runs(dir, &report, &dataset)?;
     }
     if let Some(path) = &args.save {
-        let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
-        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json = serde_json::to_string(&report)?;
+        std::fs::write(path, json).with_context(named(path))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     print_report(&report, &index);
     if let Some(baseline) = &args.baseline {
         if report.result(baseline).is_none() {
-            return Err(format!("--baseline `{baseline}` is not among the evaluated retrievers"));
+            bail!("--baseline `{baseline}` is not among the evaluated retrievers");
         }
         let pairs =
             report.results.iter().filter(|r| &r.method != baseline).map(|r| (r.method.as_str(), baseline.as_str()));
@@ -117,22 +118,22 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     }
     if let Some(path) = &args.compare {
         let saved: EvalReport = serde_json::from_str(&read_text(path)?)
-            .map_err(|e| format!("{}: not a saved `quire eval --save` report: {e}", path.display()))?;
+            .with_context(|| format!("{}: not a saved `quire eval --save` report", path.display()))?;
         let pairs = report.results.iter().map(|r| (r.method.as_str(), r.method.as_str()));
         print_comparisons(&report, &saved, pairs, &format!("against the same retriever in {}", path.display()));
     }
     Ok(())
 }
 
-fn eval_settings(args: &EvalArgs) -> Result<EvalSettings, String> {
+fn eval_settings(args: &EvalArgs) -> anyhow::Result<EvalSettings> {
     let methods = super::parse_methods(&args.retrievers, args.fusion_model.as_deref())?;
     let kinds = args
         .metrics
         .iter()
-        .map(|m| MetricKind::parse(m).ok_or_else(|| format!("unknown metric `{m}` (known: {})", MetricKind::choices())))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|m| MetricKind::parse(m).ok_or_else(|| anyhow!("unknown metric `{m}` (known: {})", MetricKind::choices())))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     if args.cutoffs.iter().any(|&k| k == 0 || k > eval::RUN_DEPTH) {
-        return Err(format!("every -k must be between 1 and {}", eval::RUN_DEPTH));
+        bail!("every -k must be between 1 and {}", eval::RUN_DEPTH);
     }
     Ok(EvalSettings::all_metrics(methods, &kinds, &args.cutoffs))
 }
@@ -143,8 +144,8 @@ fn dataset_name(dir: &Path) -> String {
 }
 
 /// A saved report, as text.
-fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+fn read_text(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(named(path))
 }
 
 fn cache_dir() -> PathBuf {
@@ -157,12 +158,12 @@ fn cache_dir() -> PathBuf {
 
 /// A dataset's corpus: BEIR records in `corpus.jsonl` (ids from the records), or a `corpus/` folder of files
 /// in any supported format, read by the real parsers as a user's folder is (ids: paths inside `corpus/`).
-fn read_corpus(dir: &Path) -> Result<(String, Vec<InputFile>), String> {
+fn read_corpus(dir: &Path) -> anyhow::Result<(String, Vec<InputFile>)> {
     let folder = dir.join("corpus");
     if folder.is_dir() {
         return Ok((folder.display().to_string(), indexing::read_folder(&folder)));
     }
-    let (shown, bytes) = dataset::read_file(&dataset::DiskFolder(dir), "corpus.jsonl").map_err(|e| e.to_string())?;
+    let (shown, bytes) = dataset::read_file(&dataset::DiskFolder(dir), "corpus.jsonl")?;
     Ok((shown, vec![Ok(SourceFile::new("corpus.jsonl", bytes))]))
 }
 
@@ -174,7 +175,7 @@ fn cached_index(
     name: &str,
     embedder: &MiniLmEmbedder,
     fresh: bool,
-) -> Result<(IndexedCorpus, PathBuf), String> {
+) -> anyhow::Result<(IndexedCorpus, PathBuf)> {
     let (corpus_path, files) = read_corpus(dir)?;
     let settings = IndexSettings::default();
     let mut key = blake3::Hasher::new();
@@ -185,7 +186,7 @@ fn cached_index(
     }
     key.update(embedder.identity().model_hash.as_bytes());
     key.update(embedder.identity().tokenizer_hash.as_bytes());
-    key.update(serde_json::to_string(&settings).map_err(|e| e.to_string())?.as_bytes());
+    key.update(serde_json::to_string(&settings)?.as_bytes());
     key.update(&FORMAT_VERSION.to_le_bytes());
     key.update(&quire::store::pipeline::REVISION.to_le_bytes());
     let cached = cache_dir().join(format!("{name}-{}.quire", &key.finalize().to_hex()[..16]));
@@ -195,22 +196,21 @@ fn cached_index(
                 eprintln!("using the cached index {} (--fresh rebuilds it)", cached.display());
                 return Ok((index, cached));
             }
-            Err(e) => eprintln!("warning: rebuilding the cached index: {e}"),
+            Err(e) => eprintln!("warning: rebuilding the cached index: {}", message(&e)),
         }
     }
     let started = Instant::now();
     let records = !Path::new(&corpus_path).is_dir();
     let earlier = if fresh { None } else { earlier_cached_index(name, &cached) };
-    let (index, report) = indexing::index_files(embedder, files, settings, earlier.as_ref())
-        .map_err(|e| format!("{corpus_path}: {e}"))?;
+    let (index, report) =
+        indexing::index_files(embedder, files, settings, earlier.as_ref()).with_context(|| corpus_path.clone())?;
     // One records file is the whole corpus: a failure in it is the dataset's, not one file's among many.
     if let (true, Some(error)) = (records, report.errors.first()) {
-        return Err(format!("{corpus_path}: {}", error.failure));
+        return Err(anyhow!(error.failure.clone()).context(corpus_path));
     }
-    let index = index.ok_or_else(|| format!("{corpus_path}: no document could be indexed"))?;
+    let index = index.with_context(|| format!("{corpus_path}: no document could be indexed"))?;
     eprintln!("indexed {corpus_path} in {:.1}s", started.elapsed().as_secs_f64());
-    std::fs::create_dir_all(cached.parent().expect("cache path has a folder"))
-        .map_err(|e| format!("{}: {e}", cache_dir().display()))?;
+    std::fs::create_dir_all(cached.parent().expect("cache path has a folder")).with_context(named(&cache_dir()))?;
     save_snapshot(&index, &cached)?;
     Ok((index, cached))
 }
@@ -245,7 +245,7 @@ fn evaluate(
     embedder: &MiniLmEmbedder,
     dataset: &dataset::Dataset,
     settings: &EvalSettings,
-) -> Result<EvalReport, String> {
+) -> anyhow::Result<EvalReport> {
     let clock = Instant::now();
     let bar = progress(dataset.queries.len() as u64, "querying");
     let mut current = String::new();
@@ -259,17 +259,16 @@ fn evaluate(
     };
     let report = eval::evaluate(index, embedder, dataset, settings, &mut on_progress, &|| {
         clock.elapsed().as_secs_f64() * 1000.0
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     bar.finish_and_clear();
     Ok(report)
 }
 
 fn write_runs(dir: &Path, report: &EvalReport, dataset: &dataset::Dataset) -> CliResult {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(named(dir))?;
     let write = |name: String, text: String| {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::write(&path, text).with_context(named(&path))
     };
     write("qrels.trec".into(), eval::run::trec_qrels(dataset.queries.iter().map(|q| (q.id.as_str(), &q.relevant))))?;
     for result in &report.results {

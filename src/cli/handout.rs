@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::Query;
 use quire::retrieve::lesson::{COLUMN_ROWS, Lesson, LessonStep, columns};
 use quire::retrieve::trace::layout::short;
@@ -29,7 +29,7 @@ pub fn write(
     site_title: &str,
     index: &IndexedCorpus,
     embedder: &MiniLmEmbedder,
-) -> Result<String, String> {
+) -> Result<String, EmbedError> {
     let mut page = String::new();
     let _ = write!(
         page,
@@ -41,7 +41,7 @@ pub fn write(
         lesson.steps.len()
     );
     for (number, step) in lesson.steps.iter().enumerate() {
-        let vector = embedder.embed(&[&step.question]).map_err(|e| e.to_string())?.remove(0);
+        let vector = embedder.embed(&[&step.question])?.remove(0);
         let (_, trace) = step.method().grouped(index, Query::new(&step.question, &vector), RESULTS);
         write_step(&mut page, number + 1, step, &trace, &trace.graph(index.corpus()));
     }

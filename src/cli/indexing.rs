@@ -5,15 +5,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use indicatif::ProgressBar;
 
 use quire::corpus::{self, CorpusSettings, IngestError, IngestFailure, IngestReport, ParsedFile, SourceFile};
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{EmbedError, MiniLmEmbedder};
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 use super::isolation::ParseWorker;
-use super::{CliResult, load_embedder, load_snapshot, save_snapshot};
+use super::{CliResult, load_embedder, load_snapshot, message, save_snapshot};
 
 /// The terminal as the pipeline's host: one bar per counted task, each file parsed in a child process;
 /// never cancelled, except that a dry run stops before embedding.
@@ -45,6 +46,7 @@ impl<'a> Terminal<'a> {
 
 impl Host for Terminal<'_> {
     type Embedder = MiniLmEmbedder;
+    type Error = EmbedError;
 
     fn embedder(&self) -> &MiniLmEmbedder {
         self.embedder
@@ -76,7 +78,7 @@ impl Host for Terminal<'_> {
         self.worker.parse(file, settings)
     }
 
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
         if let Some(dry_run) = &mut self.dry_run {
             *dry_run = DryRun { chunks: builder.corpus().chunks.len(), texts_to_embed: builder.to_embed() };
             return Ok(false);
@@ -84,7 +86,7 @@ impl Host for Terminal<'_> {
         self.progress(Progress { task: Task::Embed, done: 0, total: builder.to_embed(), current: None });
         let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64)).map_err(|e| e.to_string())?;
+        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64))?;
         self.finish_bar();
         Ok(true)
     }
@@ -92,11 +94,11 @@ impl Host for Terminal<'_> {
 
 /// Runs the pipeline over `paths` (files, and supported files found under folders) from `base`, printing
 /// each file's problems and the tasks' figures.
-pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
+pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> anyhow::Result<Outcome> {
     drive(&mut Terminal::new(embedder), base, paths)
 }
 
-fn drive(terminal: &mut Terminal<'_>, base: Base<'_>, paths: &[PathBuf]) -> Result<Outcome, String> {
+fn drive(terminal: &mut Terminal<'_>, base: Base<'_>, paths: &[PathBuf]) -> anyhow::Result<Outcome> {
     let files = collect_files(paths);
     let working_folder = std::env::current_dir().ok();
     let limit = base.corpus_settings().max_file_bytes;
@@ -113,7 +115,7 @@ pub fn run_on(
     base: Base<'_>,
     files: impl IntoIterator<Item = InputFile>,
     file_count: usize,
-) -> Result<Outcome, String> {
+) -> anyhow::Result<Outcome> {
     drive_on(&mut Terminal::new(embedder), base, files, file_count)
 }
 
@@ -122,12 +124,12 @@ fn drive_on(
     base: Base<'_>,
     files: impl IntoIterator<Item = InputFile>,
     file_count: usize,
-) -> Result<Outcome, String> {
+) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let clock = || started.elapsed().as_secs_f64();
     let outcome = futures_executor::block_on(pipeline::run(terminal, base, files, file_count, &clock));
     terminal.finish_bar();
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    let outcome = outcome?;
     print_outcome(&outcome);
     Ok(outcome)
 }
@@ -143,7 +145,7 @@ pub fn check(model: &Option<PathBuf>, paths: &[PathBuf]) -> CliResult {
     let counted = terminal.dry_run.unwrap_or_default();
     // The pipeline stops before the dry run counts when no document could be read.
     if counted.chunks == 0 {
-        return Err("no document could be read".into());
+        bail!("no document could be read");
     }
     println!("{} chunks; indexing would embed {} texts", counted.chunks, counted.texts_to_embed);
     Ok(())
@@ -295,12 +297,12 @@ pub fn index(
         None
     } else {
         load_snapshot(output)
-            .inspect_err(|e| eprintln!("warning: not reusing embeddings from the existing output: {e}"))
+            .inspect_err(|e| eprintln!("warning: not reusing embeddings from the existing output: {}", message(e)))
             .ok()
     };
     let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref(), vectors };
     let outcome = run_pipeline(&embedder, base, paths)?;
-    let index = outcome.index.ok_or("no document could be indexed")?;
+    let index = outcome.index.context("no document could be indexed")?;
     save_snapshot(&index, output)
 }
 
@@ -311,7 +313,7 @@ pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], remov
     let base = Base::Update { current: Some(&current), removed };
     let outcome = run_pipeline(&embedder, base, paths)?;
     let Some(index) = outcome.index else {
-        return Err(format!("nothing was added; {} is unchanged", snapshot.display()));
+        bail!("nothing was added; {} is unchanged", snapshot.display());
     };
     save_snapshot(&index, snapshot)
 }
@@ -323,13 +325,13 @@ pub fn with_vectors_for(
     index: IndexedCorpus,
     needed: bool,
     saved_to: Option<&Path>,
-) -> Result<IndexedCorpus, String> {
+) -> anyhow::Result<IndexedCorpus> {
     if !needed || index.vectors() == Vectors::All {
         return Ok(index);
     }
     eprintln!("this index holds chunk vectors only: embedding its pages, sections, entities and relations");
     let outcome = run_on(embedder, Base::AllVectors { current: &index }, Vec::new(), 0)?;
-    let completed = outcome.index.ok_or("the vectors of pages, sections, entities and relations were not added")?;
+    let completed = outcome.index.context("the vectors of pages, sections, entities and relations were not added")?;
     if let Some(path) = saved_to {
         save_snapshot(&completed, path)?;
     }
@@ -352,7 +354,7 @@ pub fn index_files(
     files: Vec<InputFile>,
     settings: IndexSettings,
     previous: Option<&IndexedCorpus>,
-) -> Result<(Option<IndexedCorpus>, IngestReport), String> {
+) -> anyhow::Result<(Option<IndexedCorpus>, IngestReport)> {
     let base = Base::Fresh { settings, reuse_vectors_of: previous, vectors: Vectors::Chunks };
     let count = files.len();
     let outcome = run_on(embedder, base, files, count)?;

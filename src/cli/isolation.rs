@@ -7,7 +7,7 @@
 //! Requests and answers are postcard frames, each behind its length as 8 little-endian bytes.
 
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,24 @@ const POLL: Duration = Duration::from_millis(25);
 type Request = (CorpusSettings, String, Vec<u8>);
 
 type Answer = Result<ParsedFile, IngestError>;
+
+/// Why the child gave no answer for a file: that file's failure, as its report line says it.
+#[derive(Debug, thiserror::Error)]
+enum NoAnswer {
+    #[error("the file's reader answered badly: {0}")]
+    Garbled(postcard::Error),
+    #[error("reading it took longer than {SECONDS_PER_FILE} s; left out")]
+    TooSlow,
+    #[error("reading it needed more than {} MiB of memory; left out", MEMORY_PER_FILE >> 20)]
+    PastMemory,
+    #[error("its reader ran out of stack (the file nests too deeply); left out")]
+    StackOverflow,
+    #[error("reading it needed more memory than there is; left out")]
+    OutOfMemory,
+    /// Any other end, with the child's exit status where it was known.
+    #[error("its reader crashed ({}); left out", .0.map_or_else(|| "ended".to_string(), |status| status.to_string()))]
+    Crashed(Option<ExitStatus>),
+}
 
 /// A child process that parses files one at a time, started when first needed and after each crash.
 #[derive(Default)]
@@ -50,15 +68,14 @@ impl ParseWorker {
     pub fn parse(&mut self, file: &SourceFile, settings: &CorpusSettings) -> Answer {
         let Some(running) = self.started() else { return quire::corpus::parse_file(file, settings) };
         let sent = postcard::to_stdvec(&(settings, file.path.as_str(), file.bytes.as_slice()))
-            .map_err(|e| e.to_string())
-            .and_then(|frame| write_frame(&mut running.requests, &frame).map_err(|e| e.to_string()));
+            .is_ok_and(|frame| write_frame(&mut running.requests, &frame).is_ok());
         let outcome = match sent {
-            Ok(()) => running.wait_for_answer(),
-            Err(_) => Err(running.crash_reason()),
+            true => running.wait_for_answer(),
+            false => Err(running.crash_reason()),
         };
         outcome.unwrap_or_else(|reason| {
             self.stop();
-            Err(IngestError { file: file.path.clone(), failure: IngestFailure::Malformed(reason) })
+            Err(IngestError { file: file.path.clone(), failure: IngestFailure::Malformed(reason.to_string()) })
         })
     }
 
@@ -111,51 +128,48 @@ impl Running {
     }
 
     /// The child's answer, or why there is none.
-    fn wait_for_answer(&mut self) -> Result<Answer, String> {
+    fn wait_for_answer(&mut self) -> Result<Answer, NoAnswer> {
         let started = Instant::now();
         loop {
             match self.answers.recv_timeout(POLL) {
-                Ok(Some(frame)) => {
-                    return postcard::from_bytes(&frame).map_err(|e| format!("the file's reader answered badly: {e}"));
-                }
+                Ok(Some(frame)) => return postcard::from_bytes(&frame).map_err(NoAnswer::Garbled),
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.crash_reason()),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if started.elapsed() > Duration::from_secs(SECONDS_PER_FILE) {
-                return Err(format!("reading it took longer than {SECONDS_PER_FILE} s; left out"));
+                return Err(NoAnswer::TooSlow);
             }
             if resident_bytes(self.child.id()).is_some_and(|bytes| bytes > MEMORY_PER_FILE) {
-                return Err(format!("reading it needed more than {} MiB of memory; left out", MEMORY_PER_FILE >> 20));
+                return Err(NoAnswer::PastMemory);
             }
         }
     }
 
     /// Why the child ended, from its exit status and its last words.
-    fn crash_reason(&mut self) -> String {
+    fn crash_reason(&mut self) -> NoAnswer {
         let _ = self.child.kill();
         let status = self.child.wait().ok();
         // The child has exited, so its stderr is closed and the reader has its last words.
         let words = self.last_words.take().and_then(|reader| reader.join().ok()).unwrap_or_default();
         if words.contains("overflowed its stack") {
-            "its reader ran out of stack (the file nests too deeply); left out".into()
+            NoAnswer::StackOverflow
         } else if words.contains("memory allocation of") {
-            "reading it needed more memory than there is; left out".into()
+            NoAnswer::OutOfMemory
         } else {
-            let how = status.map_or_else(|| "ended".to_string(), |status| status.to_string());
-            format!("its reader crashed ({how}); left out")
+            NoAnswer::Crashed(status)
         }
     }
 }
 
 /// The child's side: answers each request on stdin until it closes.
-pub fn serve() -> Result<(), String> {
+pub fn serve() -> anyhow::Result<()> {
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = std::io::stdout().lock();
     while let Ok(frame) = read_frame(&mut input) {
-        let (settings, path, bytes): Request = postcard::from_bytes(&frame).map_err(|e| e.to_string())?;
+        let (settings, path, bytes): Request = postcard::from_bytes(&frame)?;
         let answer: Answer = quire::corpus::parse_file(&SourceFile { path, bytes }, &settings);
-        let frame = postcard::to_stdvec(&answer).map_err(|e| e.to_string())?;
-        write_frame(&mut output, &frame).map_err(|e| e.to_string())?;
+        let frame = postcard::to_stdvec(&answer)?;
+        write_frame(&mut output, &frame)?;
     }
     Ok(())
 }

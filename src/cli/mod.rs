@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -117,7 +118,7 @@ enum Command {
     ParseWorker,
 }
 
-type CliResult = Result<(), String>;
+type CliResult = anyhow::Result<()>;
 
 /// The arguments, with every list of methods in the help read from the engine's catalogue.
 fn parse_arguments() -> Cli {
@@ -149,7 +150,7 @@ pub fn run() -> i32 {
                     let vectors = if all_vectors { Vectors::All } else { Vectors::Chunks };
                     indexing::index(&cli.model_dir, &paths, &output, fresh, (settings, vectors))
                 }
-                Err(problem) => Err(problem.to_string()),
+                Err(problem) => Err(problem.into()),
             }
         }
         Command::Check { paths } => indexing::check(&cli.model_dir, &paths),
@@ -178,11 +179,26 @@ pub fn run() -> i32 {
     };
     match outcome {
         Ok(()) => 0,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {}", message(&error));
             1
         }
     }
+}
+
+/// `error` with the causes its contexts wrap, joined by `: ` as `{:#}` joins them (`x.quire: the snapshot is
+/// truncated`), except that a cause the message so far already ends with is not said again: a
+/// library error that shows its source in its own words (`…: {0}`) also gives it as its `source()`.
+fn message(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain().map(ToString::to_string) {
+        if message.is_empty() {
+            message = cause;
+        } else if !message.ends_with(&cause) {
+            message = format!("{message}: {cause}");
+        }
+    }
+    message
 }
 
 fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
@@ -196,20 +212,25 @@ fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
     })
 }
 
-fn load_embedder(explicit: &Option<PathBuf>) -> Result<MiniLmEmbedder, String> {
-    MiniLmEmbedder::from_dir(&model_dir(explicit)).map_err(|e| e.to_string())
+fn load_embedder(explicit: &Option<PathBuf>) -> anyhow::Result<MiniLmEmbedder> {
+    Ok(MiniLmEmbedder::from_dir(&model_dir(explicit))?)
 }
 
-fn load_snapshot(path: &Path) -> Result<IndexedCorpus, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    IndexedCorpus::from_snapshot(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+/// A file's path as messages name it (`x.quire: the snapshot is truncated`).
+fn named(path: &Path) -> impl FnOnce() -> String + '_ {
+    move || path.display().to_string()
+}
+
+fn load_snapshot(path: &Path) -> anyhow::Result<IndexedCorpus> {
+    let bytes = std::fs::read(path).with_context(named(path))?;
+    IndexedCorpus::from_snapshot(&bytes).with_context(named(path))
 }
 
 fn save_snapshot(index: &IndexedCorpus, path: &Path) -> CliResult {
-    let bytes = index.to_snapshot().map_err(|e| e.to_string())?;
+    let bytes = index.to_snapshot()?;
     let temporary = path.with_extension("quire.partial");
-    std::fs::write(&temporary, &bytes).map_err(|e| format!("{}: {e}", temporary.display()))?;
-    std::fs::rename(&temporary, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&temporary, &bytes).with_context(named(&temporary))?;
+    std::fs::rename(&temporary, path).with_context(named(path))?;
     eprintln!("wrote {} ({:.1} KiB)", path.display(), bytes.len() as f64 / 1024.0);
     Ok(())
 }
@@ -225,11 +246,11 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let index = load_snapshot(snapshot)?;
     let summary = index.summary();
     if json {
-        let mut value = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+        let mut value = serde_json::to_value(&summary)?;
         value["chunk_index"] = format!("{:?}", index.chunk_index().kind()).into();
-        value["model"] = serde_json::to_value(index.model()).map_err(|e| e.to_string())?;
-        value["settings"] = serde_json::to_value(index.settings()).map_err(|e| e.to_string())?;
-        println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+        value["model"] = serde_json::to_value(index.model())?;
+        value["settings"] = serde_json::to_value(index.settings())?;
+        println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
     println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
@@ -307,9 +328,9 @@ fn query(
     let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
     let embedder = load_embedder(model)?;
-    index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+    index.check_model(embedder.identity())?;
     let index = indexing::with_vectors_for(&embedder, index, method.reads_node_vectors(), Some(snapshot))?;
-    let vector = embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0);
+    let vector = embedder.embed(&[text])?.remove(0);
     let started = Instant::now();
     let (hits, trace) = method.grouped(&index, retrieve::Query::new(text, &vector), k);
     let elapsed = started.elapsed();
@@ -326,7 +347,7 @@ fn query(
                 })
                 .collect();
             let json = serde_json::json!({ "method": method.name(), "results": results, "trace": trace });
-            println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+            println!("{}", serde_json::to_string_pretty(&json)?);
             return Ok(());
         }
         Show::Trace => println!("{}", trace.render()),
@@ -365,27 +386,22 @@ fn document_source(index: &IndexedCorpus, document: u32) -> &str {
 }
 
 /// Method names, `learned` running the network in `fusion_model` when one is given.
-fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> Result<Vec<retrieve::Method>, String> {
+fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> anyhow::Result<Vec<retrieve::Method>> {
     let is_learned = |name: &String| name.trim().eq_ignore_ascii_case(retrieve::LEARNED);
     if fusion_model.is_some() && !names.iter().any(is_learned) {
-        return Err(format!(
-            "--fusion-model is run by the `{}` method only, and it was not asked for",
-            retrieve::LEARNED
-        ));
+        bail!("--fusion-model is run by the `{}` method only, and it was not asked for", retrieve::LEARNED);
     }
     let model = fusion_model.map(load_fusion_model).transpose()?;
-    names
-        .iter()
-        .map(|name| match &model {
-            Some(model) if is_learned(name) => Ok(retrieve::Method::Learned(model.clone())),
-            _ => retrieve::Method::parse(name).map_err(|e| e.to_string()),
-        })
-        .collect()
+    let method = |name: &String| match &model {
+        Some(model) if is_learned(name) => Ok(retrieve::Method::Learned(model.clone())),
+        _ => retrieve::Method::parse(name),
+    };
+    Ok(names.iter().map(method).collect::<Result<_, _>>()?)
 }
 
-fn load_fusion_model(path: &Path) -> Result<Arc<retrieve::FusionModel>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let model = retrieve::FusionModel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+fn load_fusion_model(path: &Path) -> anyhow::Result<Arc<retrieve::FusionModel>> {
+    let bytes = std::fs::read(path).with_context(named(path))?;
+    let model = retrieve::FusionModel::from_bytes(&bytes).with_context(named(path))?;
     Ok(Arc::new(model))
 }
 

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, bail};
 use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve::lesson::Lesson;
 use quire::store::fragments::{self, CENTROIDS, GRAPH, LEXICON, PROBED_VECTORS, Sizes};
@@ -17,7 +18,7 @@ use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::{CliResult, handout, indexing, load_embedder, load_snapshot};
+use super::{CliResult, handout, indexing, load_embedder, load_snapshot, named};
 
 /// A file written into the site, and the hash of its bytes.
 struct Written {
@@ -86,11 +87,11 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
         None => {
             let base =
                 Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
-            indexing::run_pipeline(&embedder, base, &args.paths)?.index.ok_or("no document could be indexed")?
+            indexing::run_pipeline(&embedder, base, &args.paths)?.index.context("no document could be indexed")?
         }
     };
     let source = args.snapshot.as_ref().map_or_else(|| "the index".to_string(), |p| p.display().to_string());
-    index.check_model(embedder.identity()).map_err(|e| format!("{source}: {e}"))?;
+    index.check_model(embedder.identity()).context(source)?;
     // A lesson's retrievers that search pages, sections, entities or relations find their vectors in the
     // site's index, not embedded again by every visitor.
     let node_vectors = lesson.as_ref().is_some_and(|l| l.steps.iter().any(|step| step.method().reads_node_vectors()));
@@ -116,7 +117,7 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
 }
 
 /// The app's build at `app`, and the corpora it publishes (left out of the site, which publishes its own).
-fn read_app(app: &Path) -> Result<Published, String> {
+fn read_app(app: &Path) -> anyhow::Result<Published> {
     let not_a_build = |what: &str| {
         format!(
             "{}: not a build of the app ({what}): run `trunk build --release` first, or name the build with --app",
@@ -124,16 +125,19 @@ fn read_app(app: &Path) -> Result<Published, String> {
         )
     };
     if !app.join("index.html").is_file() {
-        return Err(not_a_build("no index.html"));
+        bail!(not_a_build("no index.html"));
     }
-    let listed = std::fs::read(app.join(MANIFEST)).map_err(|_| not_a_build(&format!("no {MANIFEST}")))?;
-    Published::from_json(&listed).map_err(|e| format!("{}: {e}", app.display()))
+    let listed = std::fs::read(app.join(MANIFEST)).ok().with_context(|| not_a_build(&format!("no {MANIFEST}")))?;
+    Published::from_json(&listed).with_context(named(app))
 }
 
 /// A file the user names, parsed by `parse`; either failure names the file.
-fn read_parsed<T>(path: &Path, parse: impl Fn(&str) -> Result<T, String>) -> Result<T, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+fn read_parsed<T, E>(path: &Path, parse: impl Fn(&str) -> Result<T, E>) -> anyhow::Result<T>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let text = std::fs::read_to_string(path).with_context(named(path))?;
+    parse(&text).with_context(named(path))
 }
 
 /// Refuses to replace a folder that holds anything but a site this command wrote (a user's documents, the
@@ -143,15 +147,11 @@ fn check_target(output: &Path, app: &Path) -> CliResult {
     if let (Ok(output), Ok(app)) = (full(output), full(app))
         && output.starts_with(&app)
     {
-        return Err(format!(
-            "{}: is inside the app's build {}; name a folder outside it",
-            output.display(),
-            app.display()
-        ));
+        bail!("{}: is inside the app's build {}; name a folder outside it", output.display(), app.display());
     }
     let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
     if output.exists() && !is_a_site(output) && !is_empty(output) {
-        return Err(format!("{}: exists and is not a site `quire site` wrote; name another folder", output.display()));
+        bail!("{}: exists and is not a site `quire site` wrote; name another folder", output.display());
     }
     Ok(())
 }
@@ -172,7 +172,7 @@ fn sibling(output: &Path, suffix: &str) -> PathBuf {
 
 fn remove_if_present(dir: &Path) -> CliResult {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("{}: {e}", dir.display())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(named(dir)),
         _ => Ok(()),
     }
 }
@@ -184,7 +184,7 @@ fn write_site(
     app_published: &Published,
     index: &IndexedCorpus,
     Extras { questions, lesson, embedder }: Extras<'_>,
-) -> Result<SiteFiles, String> {
+) -> anyhow::Result<SiteFiles> {
     let left_out: HashSet<&str> = app_published
         .corpora
         .iter()
@@ -195,21 +195,21 @@ fn write_site(
     let mut files = Vec::new();
     copy_app(&args.app, dir, &left_out, &mut files)?;
 
-    let snapshot = index.to_snapshot().map_err(|e| e.to_string())?;
+    let snapshot = index.to_snapshot()?;
     write(dir, SNAPSHOT, &snapshot, &mut files)?;
     // Not listed for the service worker: a site kept offline opens the whole snapshot, and a first visit
     // downloads the fragments its questions need, not all of them.
     let mut fragment_names = Vec::new();
-    for (path, bytes) in fragments::split(index, &snapshot, Sizes::default()).map_err(|e| e.to_string())? {
+    for (path, bytes) in fragments::split(index, &snapshot, Sizes::default())? {
         let name = format!("{FRAGMENTS}/{path}");
         write_with_copies(dir, &name, &bytes)?;
         fragment_names.push(name);
     }
     if let Some(questions) = questions {
-        write(dir, QUESTIONS, &serde_json::to_vec_pretty(questions).map_err(|e| e.to_string())?, &mut files)?;
+        write(dir, QUESTIONS, &serde_json::to_vec_pretty(questions)?, &mut files)?;
     }
     if let Some(lesson) = lesson {
-        write(dir, LESSON, &serde_json::to_vec_pretty(lesson).map_err(|e| e.to_string())?, &mut files)?;
+        write(dir, LESSON, &serde_json::to_vec_pretty(lesson)?, &mut files)?;
     }
     let folder_name =
         || args.output.file_name().map_or_else(|| "Documents".into(), |n| n.to_string_lossy().into_owned());
@@ -229,7 +229,7 @@ fn write_site(
         let handout = handout::write(lesson, &site.corpora[0].title, index, embedder)?;
         write(dir, HANDOUT, handout.as_bytes(), &mut files)?;
     }
-    write(dir, MANIFEST, &serde_json::to_vec_pretty(&site).map_err(|e| e.to_string())?, &mut files)?;
+    write(dir, MANIFEST, &serde_json::to_vec_pretty(&site)?, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     write_service_worker(dir, &files)?;
     Ok(SiteFiles { listed: files.into_iter().map(|file| file.name).collect(), fragments: fragment_names })
@@ -248,16 +248,16 @@ struct SiteFiles {
 /// anew), naming each copied file in `files`.
 fn copy_app(from: &Path, to: &Path, left_out: &HashSet<&str>, files: &mut Vec<Written>) -> CliResult {
     for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.map_err(|e| e.to_string())?;
+        let entry = entry?;
         if !entry.file_type().is_file() {
             continue;
         }
-        let relative = entry.path().strip_prefix(from).map_err(|e| e.to_string())?;
+        let relative = entry.path().strip_prefix(from)?;
         let name = relative.to_string_lossy().replace('\\', "/");
         if left_out.contains(name.as_str()) || name.ends_with(".gz") || name.ends_with(".br") {
             continue;
         }
-        let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        let bytes = std::fs::read(entry.path()).with_context(named(entry.path()))?;
         write(to, &name, &bytes, files)?;
     }
     Ok(())
@@ -274,9 +274,9 @@ fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<Written>) -> CliR
 fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).with_context(named(parent))?;
     }
-    std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, bytes).with_context(named(&path))?;
     precompress(&path, bytes)
 }
 
@@ -289,7 +289,7 @@ fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
     }
     let version = version.finalize().to_hex();
     let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
-    let listed = serde_json::to_string(&names).map_err(|e| e.to_string())?;
+    let listed = serde_json::to_string(&names)?;
     let worker = SERVICE_WORKER_TEMPLATE
         .replace("\"__QUIRE_BUILD_VERSION__\"", &format!("\"{}\"", &version[..16]))
         .replace("__QUIRE_BUILD_FILES__", &listed);
@@ -298,19 +298,18 @@ fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
 
 /// `path.gz` and `path.br` for `bytes`, each only where it is smaller.
 fn precompress(path: &Path, bytes: &[u8]) -> CliResult {
-    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(bytes).map_err(failed)?;
-    let gzip = gzip.finish().map_err(failed)?;
+    gzip.write_all(bytes).with_context(named(path))?;
+    let gzip = gzip.finish().with_context(named(path))?;
     let mut brotli = Vec::new();
     {
         let mut writer = brotli::CompressorWriter::new(&mut brotli, 1 << 16, BROTLI_QUALITY, 22);
-        writer.write_all(bytes).map_err(failed)?;
+        writer.write_all(bytes).with_context(named(path))?;
     }
     for (compressed, extension) in [(gzip, "gz"), (brotli, "br")] {
         if compressed.len() < bytes.len() {
             let copy = sibling(path, extension);
-            std::fs::write(&copy, compressed).map_err(|e| format!("{}: {e}", copy.display()))?;
+            std::fs::write(&copy, compressed).with_context(named(&copy))?;
         }
     }
     Ok(())
@@ -323,13 +322,13 @@ fn replace(staging: &Path, output: &Path) -> CliResult {
     remove_if_present(&old)?;
     let had_one = output.exists();
     if had_one {
-        std::fs::rename(output, &old).map_err(|e| format!("{}: {e}", output.display()))?;
+        std::fs::rename(output, &old).with_context(named(output))?;
     }
     if let Err(e) = std::fs::rename(staging, output) {
         if had_one {
             let _ = std::fs::rename(&old, output);
         }
-        return Err(format!("{}: {e}", output.display()));
+        return Err(e).with_context(named(output));
     }
     remove_if_present(&old)
 }

@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use anyhow::{Context, anyhow};
 use quire::eval;
 use quire::retrieve::fusion::training::{self, TrainingSettings};
 use quire::retrieve::{Method, Retriever};
 
 use super::eval::{LabelledIndex, load_labelled};
-use super::{CliResult, progress};
+use super::{CliResult, named, progress};
 
 #[derive(clap::Args)]
 pub struct TrainArgs {
@@ -41,16 +42,15 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
     } else {
         args.retrievers
             .iter()
-            .map(|name| Retriever::parse(name).ok_or_else(|| format!("unknown retriever `{name}`")))
-            .collect::<Result<Vec<_>, _>>()?
+            .map(|name| Retriever::parse(name).ok_or_else(|| anyhow!("unknown retriever `{name}`")))
+            .collect::<anyhow::Result<Vec<_>>>()?
     };
     let node_vectors = retrievers.iter().any(|r| r.reads_node_vectors());
     let LabelledIndex { index, dataset, embedder } =
         load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), false, node_vectors)?;
     let bar = progress(dataset.queries.len() as u64, "gathering candidates");
     let questions =
-        eval::labelled_candidates(&index, &embedder, &dataset, &retrievers, &mut |done| bar.set_position(done as u64))
-            .map_err(|e| e.to_string())?;
+        eval::labelled_candidates(&index, &embedder, &dataset, &retrievers, &mut |done| bar.set_position(done as u64))?;
     bar.finish_and_clear();
     let candidates: usize = questions.iter().map(|q| q.relevant.len()).sum();
     let positives: usize = questions.iter().map(|q| q.relevant.iter().filter(|&&r| r).count()).sum();
@@ -67,8 +67,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
         ("seed".to_string(), args.seed.to_string()),
     ]);
     let (model, report) =
-        training::train(&retrievers, &questions, &settings, about, &mut |line| eprint!("\r\x1b[2K{line}"))
-            .map_err(|e| e.to_string())?;
+        training::train(&retrievers, &questions, &settings, about, &mut |line| eprint!("\r\x1b[2K{line}"))?;
     eprintln!();
     for stage in &report.stages {
         println!(
@@ -82,7 +81,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
             println!("  {:<8} {:>5.1} %", retriever.name(), 100.0 * share);
         }
     }
-    std::fs::write(&args.output, model.to_bytes()).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    std::fs::write(&args.output, model.to_bytes()).with_context(named(&args.output))?;
     println!("wrote {} ({})", args.output.display(), Method::Learned(model.into()).description());
     Ok(())
 }

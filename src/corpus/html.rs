@@ -57,7 +57,7 @@ const CONTAINERS: &[&str] = &[
 /// The page's layout, or [`IngestFailure::Redirect`] for a stub that only sends the reader elsewhere (its
 /// target is indexed as itself).
 pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Result<Metadata, IngestFailure> {
-    depth::check(text).map_err(IngestFailure::Malformed)?;
+    depth::check(text).map_err(|too_costly| IngestFailure::Malformed(too_costly.to_string()))?;
     let document = Html::parse_document(text);
     if let Some(target) = redirect_target(&document) {
         return Err(IngestFailure::Redirect { target });

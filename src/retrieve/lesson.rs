@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::trace::Trace;
 use super::{Fusion, Method, Retriever};
+use crate::error::UnknownName;
+use crate::yaml::YamlError;
 
 /// The most retrievers one step compares: each is a column on the page and a lane in the drawing.
 pub const MOST_COMPARED: usize = 6;
@@ -31,55 +33,93 @@ pub struct LessonStep {
     pub note: String,
 }
 
+/// Why a lesson file is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LessonError {
+    #[error("not a lesson in JSON: {0}")]
+    Json(serde_json::Error),
+    #[error("not a lesson in YAML: {0}")]
+    Yaml(YamlError),
+    #[error("the lesson file is empty")]
+    Empty,
+    /// JSON or YAML, but not shaped as a lesson.
+    #[error("not a lesson: {0}")]
+    Shape(serde_json::Error),
+    #[error("the lesson has no title")]
+    NoTitle,
+    #[error("the lesson has no steps")]
+    NoSteps,
+    /// Step `number` (from 1) cannot be run.
+    #[error("step {number}: {problem}")]
+    Step { number: usize, problem: StepProblem },
+}
+
+/// Why a lesson's step cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepProblem {
+    #[error("it has no question")]
+    NoQuestion,
+    #[error("it compares {0} retrievers; name 1 to {MOST_COMPARED}")]
+    Compared(usize),
+    #[error("it names `{0}` twice")]
+    Twice(String),
+    /// A retriever or a fusion that is none of the known ones.
+    #[error(transparent)]
+    Unknown(UnknownName),
+}
+
 impl Lesson {
     /// A lesson from JSON or YAML text, every step checked; the error names the step.
-    pub fn parse(text: &str) -> Result<Lesson, String> {
+    pub fn parse(text: &str) -> Result<Lesson, LessonError> {
         let value = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| format!("not a lesson in JSON: {e}"))?
+            serde_json::from_str(text).map_err(LessonError::Json)?
         } else {
             yaml_to_json(text)?
         };
-        let lesson: Lesson = serde_json::from_value(value).map_err(|e| format!("not a lesson: {e}"))?;
+        let lesson: Lesson = serde_json::from_value(value).map_err(LessonError::Shape)?;
         if lesson.title.trim().is_empty() {
-            return Err("the lesson has no title".into());
+            return Err(LessonError::NoTitle);
         }
         if lesson.steps.is_empty() {
-            return Err("the lesson has no steps".into());
+            return Err(LessonError::NoSteps);
         }
         for (number, step) in lesson.steps.iter().enumerate() {
-            step.check().map_err(|problem| format!("step {}: {problem}", number + 1))?;
+            step.check().map_err(|problem| LessonError::Step { number: number + 1, problem })?;
         }
         Ok(lesson)
     }
 }
 
 impl LessonStep {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), StepProblem> {
         if self.question.trim().is_empty() {
-            return Err("it has no question".into());
+            return Err(StepProblem::NoQuestion);
         }
         if self.compare.is_empty() || self.compare.len() > MOST_COMPARED {
-            return Err(format!("it compares {} retrievers; name 1 to {MOST_COMPARED}", self.compare.len()));
+            return Err(StepProblem::Compared(self.compare.len()));
         }
         let mut named = std::collections::HashSet::new();
         for name in &self.compare {
             if !named.insert(name.trim().to_ascii_lowercase()) {
-                return Err(format!("it names `{name}` twice"));
+                return Err(StepProblem::Twice(name.clone()));
             }
             Retriever::parse(name).ok_or_else(|| {
                 let known: Vec<&str> = Retriever::all().map(Retriever::name).collect();
-                format!("unknown retriever `{name}` (known: {})", known.join(", "))
+                let known = format!("known: {}", known.join(", "));
+                StepProblem::Unknown(UnknownName { kind: "retriever", name: name.clone(), known })
             })?;
         }
-        self.fused_by()?;
+        self.fused_by().map_err(StepProblem::Unknown)?;
         Ok(())
     }
 
-    fn fused_by(&self) -> Result<Fusion, String> {
+    fn fused_by(&self) -> Result<Fusion, UnknownName> {
         match self.fusion.as_deref().map(str::trim) {
             None | Some("zsum") => Ok(Fusion::Zsum),
             Some("rrf") => Ok(Fusion::Rrf),
-            Some(other) => Err(format!("unknown fusion `{other}` (known: zsum, rrf)")),
+            Some(other) => {
+                Err(UnknownName { kind: "fusion", name: other.to_string(), known: "known: zsum, rrf".into() })
+            }
         }
     }
 
@@ -119,7 +159,7 @@ pub fn columns(trace: &Trace) -> Vec<(String, Vec<String>)> {
 }
 
 /// YAML as the JSON value serde reads the lesson from (a teacher may write either).
-fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+fn yaml_to_json(text: &str) -> Result<serde_json::Value, LessonError> {
     use yaml_rust2::Yaml;
     fn convert(yaml: &Yaml) -> serde_json::Value {
         match yaml {
@@ -142,8 +182,8 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
             _ => serde_json::Value::Null,
         }
     }
-    let documents = crate::yaml::load(text).map_err(|e| format!("not a lesson in YAML: {e}"))?;
-    documents.first().map(convert).ok_or_else(|| "the lesson file is empty".to_string())
+    let documents = crate::yaml::load(text).map_err(LessonError::Yaml)?;
+    documents.first().map(convert).ok_or(LessonError::Empty)
 }
 
 #[cfg(test)]
@@ -302,21 +342,29 @@ mod tests {
     #[test]
     fn a_bad_step_is_named_with_the_reason() {
         let unknown = YAML.replace("[dense, bm25, join]", "[dense, magic]");
-        assert!(Lesson::parse(&unknown).unwrap_err().starts_with("step 1: unknown retriever `magic` (known: dense"));
+        assert!(
+            Lesson::parse(&unknown)
+                .unwrap_err()
+                .to_string()
+                .starts_with("step 1: unknown retriever `magic` (known: dense")
+        );
         let fusion = YAML.replace("fusion: rrf", "fusion: max");
-        assert_eq!(Lesson::parse(&fusion).unwrap_err(), "step 2: unknown fusion `max` (known: zsum, rrf)");
+        assert_eq!(Lesson::parse(&fusion).unwrap_err().to_string(), "step 2: unknown fusion `max` (known: zsum, rrf)");
         let twice = YAML.replace("[bm25]", "[bm25, BM25]");
-        assert_eq!(Lesson::parse(&twice).unwrap_err(), "step 2: it names `BM25` twice");
+        assert_eq!(Lesson::parse(&twice).unwrap_err().to_string(), "step 2: it names `BM25` twice");
         let bare_note = YAML.replace("note: The join follows the link.", "note:");
         assert_eq!(Lesson::parse(&bare_note).unwrap().steps[0].note, "");
         let empty = YAML.replace("[bm25]", "[]");
-        assert!(Lesson::parse(&empty).unwrap_err().starts_with("step 2: it compares 0 retrievers"));
-        assert_eq!(Lesson::parse(r#"{"title": "x", "steps": []}"#).unwrap_err(), "the lesson has no steps");
-        assert!(Lesson::parse("title: [unclosed").unwrap_err().starts_with("not a lesson in YAML"));
-        assert!(Lesson::parse("just words").unwrap_err().starts_with("not a lesson"));
+        assert!(Lesson::parse(&empty).unwrap_err().to_string().starts_with("step 2: it compares 0 retrievers"));
+        assert_eq!(Lesson::parse(r#"{"title": "x", "steps": []}"#).unwrap_err().to_string(), "the lesson has no steps");
+        assert!(Lesson::parse("title: [unclosed").unwrap_err().to_string().starts_with("not a lesson in YAML"));
+        assert!(Lesson::parse("just words").unwrap_err().to_string().starts_with("not a lesson"));
         let laughs = format!("{YAML}a: &a [lol, lol]\nb: &b [*a, *a]\nc: [*b, *b]\n");
-        assert!(Lesson::parse(&laughs).unwrap_err().contains("YAML aliases"), "an alias is refused before loading");
+        assert!(
+            Lesson::parse(&laughs).unwrap_err().to_string().contains("YAML aliases"),
+            "an alias is refused before loading"
+        );
         let deep = format!("title: x\nsteps: {}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(Lesson::parse(&deep).unwrap_err().starts_with("not a lesson in YAML"));
+        assert!(Lesson::parse(&deep).unwrap_err().to_string().starts_with("not a lesson in YAML"));
     }
 }

@@ -27,6 +27,7 @@ use super::{ChunkView, CorpusSummary, IndexedCorpus};
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId};
 use crate::embed::ModelIdentity;
+use crate::error::Inconsistent;
 use crate::index::{Hit, top_k};
 pub use graph::FragmentGraph;
 use graph::StoredGraph;
@@ -76,6 +77,12 @@ pub enum FragmentError {
     Inconsistent(String),
     #[error("the fragments could not be encoded: {0}")]
     Encode(String),
+}
+
+impl From<Inconsistent> for FragmentError {
+    fn from(problem: Inconsistent) -> Self {
+        FragmentError::Inconsistent(problem.0)
+    }
 }
 
 impl FragmentError {
@@ -174,7 +181,8 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
         files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
     }
-    let (graph, summary_buckets) = graph::split(index, sizes.bucket_bytes).map_err(FragmentError::Encode)?;
+    let (graph, summary_buckets) =
+        graph::split(index, sizes.bucket_bytes).map_err(|problem| FragmentError::Encode(problem.0))?;
     files.push((Fragment::Graph.path(), encode(&id, &graph)?));
     for bucket in summary_buckets {
         files.push((Fragment::Summaries(bucket.bucket).path(), encode(&id, &bucket)?));
@@ -248,7 +256,7 @@ impl FragmentedIndex {
     /// The index whose lexicon is `bytes`, every part of it checked against the others.
     pub fn open(bytes: &[u8]) -> Result<Self, FragmentError> {
         let (lexicon, id): (Lexicon, _) = decode(bytes, None)?;
-        let copies = check(&lexicon).map_err(FragmentError::Inconsistent)?;
+        let copies = check(&lexicon)?;
         let (views, partitions) = (HashMap::new(), HashMap::new());
         let probed_vectors = PROBED_VECTORS;
         Ok(Self { id, lexicon, copies, graph: None, views, centroids: None, partitions, probed_vectors })
@@ -348,17 +356,17 @@ impl FragmentedIndex {
         match fragment {
             Fragment::Terms(expected) => {
                 let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
-                self.lexicon.bm25.add(expected, bucket).map_err(|found| misplaced(&found))?;
+                self.lexicon.bm25.add(expected, bucket).map_err(|found| misplaced(&found.0))?;
             }
             Fragment::Graph => {
                 let (graph, _): (StoredGraph, _) = decode(bytes, Some(&self.id))?;
                 let graph = FragmentGraph::load(graph, &self.lexicon.documents, chunks);
-                self.graph = Some(graph.map_err(FragmentError::Inconsistent)?);
+                self.graph = Some(graph?);
             }
             Fragment::Summaries(expected) => {
                 let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
                 let graph = self.graph.as_mut().ok_or_else(|| misplaced("summaries before the graph"))?;
-                graph.summaries.add(expected, bucket).map_err(|found| misplaced(&found))?;
+                graph.summaries.add(expected, bucket).map_err(|found| misplaced(&found.0))?;
             }
             Fragment::Texts(expected) => {
                 let (run, _): (TextRun, _) = decode(bytes, Some(&self.id))?;
@@ -372,14 +380,14 @@ impl FragmentedIndex {
             }
             Fragment::Centroids => {
                 let (centroids, _): (Centroids, _) = decode(bytes, Some(&self.id))?;
-                centroids.check(chunks).map_err(FragmentError::Inconsistent)?;
+                centroids.check(chunks)?;
                 self.centroids = Some(centroids);
             }
             Fragment::Vectors(expected) => {
                 let (partition, _): (Partition, _) = decode(bytes, Some(&self.id))?;
                 let centroids = self.centroids.as_ref().ok_or_else(|| misplaced("a partition before the centroids"))?;
                 let partition_chunks =
-                    partition.chunks(centroids, expected, chunks).map_err(|found| misplaced(&found))?;
+                    partition.chunks(centroids, expected, chunks).map_err(|found| misplaced(&found.0))?;
                 self.partitions.insert(expected, (partition_chunks, partition));
             }
         }
@@ -425,17 +433,17 @@ impl FragmentedIndex {
 }
 
 /// The copies the lexicon lists, once its parts are found to agree.
-fn check(lexicon: &Lexicon) -> Result<Copies, String> {
+fn check(lexicon: &Lexicon) -> Result<Copies, Inconsistent> {
     let chunks = lexicon.bm25.texts();
     let summary = &lexicon.summary;
     if summary.chunks != chunks || summary.documents != lexicon.documents.len() {
-        return Err(format!(
+        return Err(Inconsistent(format!(
             "its summary counts {} documents and {} chunks where it lists {} and {}",
             summary.documents,
             summary.chunks,
             lexicon.documents.len(),
             chunks
-        ));
+        )));
     }
     // A document without chunks starts where the next one does.
     let documents = &lexicon.first_chunks;

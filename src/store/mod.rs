@@ -27,7 +27,7 @@ pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
 
 /// An index whose vectors another model made: searching it with this model's query vectors would rank
 /// nonsense.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error(
     "this index was embedded with `{}` (model {}), but the loaded model is `{}` (model {}); re-index the documents",
     index.name, index.model_hash, loaded.name, loaded.model_hash

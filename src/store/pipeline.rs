@@ -51,6 +51,8 @@ pub struct Progress<'a> {
 #[allow(async_fn_in_trait)]
 pub trait Host {
     type Embedder: TextEmbedder + TokenCounter;
+    /// Why [`Host::embed`] failed, in the host's own terms (a model that failed, a pool that could not start).
+    type Error: std::error::Error;
 
     /// The embedder: its tokenizer bounds the chunks, its identity keys the stored vectors.
     fn embedder(&self) -> &Self::Embedder;
@@ -72,8 +74,7 @@ pub trait Host {
     fn planned(&mut self, _builder: &IndexBuilder) {}
 
     /// Embeds every text `builder` still needs, reporting [`Task::Embed`] progress; `false` when cancelled.
-    /// An error is the host's own words (a model that failed, a pool that could not start).
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String>;
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, Self::Error>;
 }
 
 /// What the new index starts from.
@@ -148,13 +149,14 @@ impl Timings {
     }
 }
 
-/// Why the pipeline produced no index where one was expected.
+/// Why the pipeline produced no index where one was expected: the update could not be made, or the host's
+/// embedding failed (`E`, its [`Host::Error`]).
 #[derive(Debug, thiserror::Error)]
-pub enum PipelineError {
+pub enum PipelineError<E> {
     #[error(transparent)]
     Update(#[from] UpdateError),
-    #[error("{0}")]
-    Embed(String),
+    #[error(transparent)]
+    Embed(E),
 }
 
 /// Runs the whole pipeline over `files` (`file_count` of them, for progress), timed by `clock` (seconds).
@@ -164,7 +166,7 @@ pub async fn run<H: Host>(
     files: impl IntoIterator<Item = InputFile>,
     file_count: usize,
     clock: &dyn Fn() -> f64,
-) -> Result<Outcome, PipelineError> {
+) -> Result<Outcome, PipelineError<H::Error>> {
     let mut outcome = Outcome { files: file_count, ..Outcome::default() };
     let started = clock();
     let documents = match &base {

@@ -42,12 +42,38 @@ pub struct SampleQuestion {
     pub note: String,
 }
 
+/// Why a build's list of corpora is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishedError {
+    #[error("{MANIFEST}: {0}")]
+    Json(serde_json::Error),
+    #[error("{MANIFEST} lists no corpus")]
+    NoCorpus,
+    /// A file named by a path that leaves the build.
+    #[error("{MANIFEST}: {0:?} is not a path inside the build")]
+    Outside(String),
+}
+
+/// A link's `?index=` that names no file of this site.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("?index={0}: the page opens only an index of its own site, named by a path such as corpus/notes.quire")]
+pub struct NotOfThisSite(pub String);
+
+/// Why a file of sample questions is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum QuestionsError {
+    #[error("not a JSON list of questions: {0}")]
+    Json(serde_json::Error),
+    #[error("it holds no question")]
+    NoQuestion,
+}
+
 impl Published {
     /// The list as a build holds it; refused when it offers no corpus or names a file outside the build.
-    pub fn from_json(bytes: &[u8]) -> Result<Published, String> {
-        let published: Published = serde_json::from_slice(bytes).map_err(|e| format!("{MANIFEST}: {e}"))?;
+    pub fn from_json(bytes: &[u8]) -> Result<Published, PublishedError> {
+        let published: Published = serde_json::from_slice(bytes).map_err(PublishedError::Json)?;
         if published.corpora.is_empty() {
-            return Err(format!("{MANIFEST} lists no corpus"));
+            return Err(PublishedError::NoCorpus);
         }
         for corpus in &published.corpora {
             for path in std::iter::once(&corpus.snapshot)
@@ -56,7 +82,7 @@ impl Published {
                 .chain(&corpus.lesson)
             {
                 if inside_the_build(path).is_none() {
-                    return Err(format!("{MANIFEST}: {path:?} is not a path inside the build"));
+                    return Err(PublishedError::Outside(path.clone()));
                 }
             }
         }
@@ -67,11 +93,9 @@ impl Published {
 /// The corpus a page's link names by its snapshot's path (`?index=`): the one `published` lists at that
 /// path, with its title, sample questions, lesson and fragments, else that file alone; `Err` with the reason
 /// for a path outside the build.
-pub fn linked(published: &[PublishedCorpus], asked: &str) -> Result<PublishedCorpus, String> {
+pub fn linked(published: &[PublishedCorpus], asked: &str) -> Result<PublishedCorpus, NotOfThisSite> {
     let Some(path) = inside_the_build(asked) else {
-        return Err(format!(
-            "?index={asked}: the page opens only an index of its own site, named by a path such as corpus/notes.quire"
-        ));
+        return Err(NotOfThisSite(asked.to_string()));
     };
     let listed = published.iter().find(|corpus| inside_the_build(&corpus.snapshot) == Some(path));
     Ok(listed.cloned().unwrap_or_else(|| PublishedCorpus {
@@ -101,7 +125,7 @@ pub fn inside_the_build(path: &str) -> Option<&str> {
 
 /// Sample questions from a file a user wrote: a JSON list (of strings, or of `{"text", "note"}`), or plain
 /// text with a question on each line. Refused when it holds none.
-pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
+pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, QuestionsError> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Entry {
@@ -109,8 +133,7 @@ pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
         Question(SampleQuestion),
     }
     let questions: Vec<SampleQuestion> = if text.trim_start().starts_with('[') {
-        let entries: Vec<Entry> =
-            serde_json::from_str(text).map_err(|e| format!("not a JSON list of questions: {e}"))?;
+        let entries: Vec<Entry> = serde_json::from_str(text).map_err(QuestionsError::Json)?;
         entries
             .into_iter()
             .map(|entry| match entry {
@@ -127,7 +150,7 @@ pub fn parse_questions(text: &str) -> Result<Vec<SampleQuestion>, String> {
         .filter(|q| !q.text.is_empty())
         .collect();
     if questions.is_empty() {
-        return Err("it holds no question".into());
+        return Err(QuestionsError::NoQuestion);
     }
     Ok(questions)
 }
@@ -278,14 +301,14 @@ mod tests {
         }
         let other = linked(&published.corpora, "corpus/older.quire").unwrap();
         assert_eq!((other.snapshot.as_str(), other.questions, other.fragments), ("corpus/older.quire", None, None));
-        assert!(linked(&published.corpora, "../index.quire").unwrap_err().contains("its own site"));
+        assert!(linked(&published.corpora, "../index.quire").unwrap_err().to_string().contains("its own site"));
     }
 
     #[test]
     fn a_list_without_corpora_or_reaching_outside_is_refused() {
-        assert!(Published::from_json(br#"{"corpora": []}"#).unwrap_err().contains("no corpus"));
+        assert!(Published::from_json(br#"{"corpora": []}"#).unwrap_err().to_string().contains("no corpus"));
         let outside = br#"{"corpora": [{"key": "x", "title": "X", "snapshot": "https://elsewhere.example/x.quire"}]}"#;
-        assert!(Published::from_json(outside).unwrap_err().contains("not a path inside the build"));
+        assert!(Published::from_json(outside).unwrap_err().to_string().contains("not a path inside the build"));
         assert!(Published::from_json(b"{").is_err());
     }
 
@@ -300,7 +323,7 @@ mod tests {
         assert_eq!(strings[0].text, "What is a crate?");
         let objects = parse_questions(r#"[{"text": "Why borrow?", "note": "chapter 4"}]"#).unwrap();
         assert_eq!(objects[0], SampleQuestion { text: "Why borrow?".into(), note: "chapter 4".into() });
-        assert!(parse_questions("\n  \n").unwrap_err().contains("no question"));
-        assert!(parse_questions("[1, 2]").unwrap_err().contains("not a JSON list"));
+        assert!(parse_questions("\n  \n").unwrap_err().to_string().contains("no question"));
+        assert!(parse_questions("[1, 2]").unwrap_err().to_string().contains("not a JSON list"));
     }
 }

@@ -12,7 +12,7 @@ use crate::embed::ModelIdentity;
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
 
 /// Why an update cannot be made; the current index is left as it was.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
 pub enum UpdateError {
     #[error("not in the index: {}", .0.join(", "))]
     UnknownSources(Vec<String>),

@@ -10,6 +10,7 @@ use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use super::error::{EngineError, FetchError, JsError};
 use super::protocol::FileBytes;
 
 fn window() -> web_sys::Window {
@@ -38,30 +39,31 @@ fn scope() -> Scope {
     if in_worker { Scope::Worker(global.unchecked_into()) } else { Scope::Page(global.unchecked_into()) }
 }
 
-pub fn describe(error: JsValue) -> String {
-    error
+pub fn describe(error: JsValue) -> JsError {
+    let said = error
         .as_string()
         .or_else(|| error.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
         .or_else(|| js_sys::JSON::stringify(&error).ok().and_then(|s| s.as_string()))
-        .unwrap_or_else(|| "unknown error".into())
+        .unwrap_or_else(|| "unknown error".into());
+    JsError(said)
 }
 
 /// Why a request failed, in `describe`'s words: gloo-net keeps a JavaScript error's name and message only.
-pub fn describe_request(error: gloo_net::Error) -> String {
+pub fn describe_request(error: gloo_net::Error) -> JsError {
     match error {
-        gloo_net::Error::JsError(error) => error.message,
-        other => other.to_string(),
+        gloo_net::Error::JsError(error) => JsError(error.message),
+        other => JsError(other.to_string()),
     }
 }
 
 /// GET `url` as bytes; a non-2xx status is an error naming the URL.
-pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, FetchError> {
     fetch_bytes_with_progress(url, |_, _| {}).await
 }
 
 /// GET `url` as bytes, from the server or from a copy the browser's cache has confirmed with it: for a file
 /// that says which version of the site the others must be (an index's fragments' lexicon).
-pub async fn fetch_bytes_revalidated(url: &str) -> Result<Vec<u8>, String> {
+pub async fn fetch_bytes_revalidated(url: &str) -> Result<Vec<u8>, FetchError> {
     read(gloo_net::http::Request::get(url).cache(web_sys::RequestCache::NoCache), url, |_, _| {}).await
 }
 
@@ -69,7 +71,7 @@ pub async fn fetch_bytes_revalidated(url: &str) -> Result<Vec<u8>, String> {
 pub async fn fetch_bytes_with_progress(
     url: &str,
     progress: impl FnMut(usize, Option<usize>),
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, FetchError> {
     read(gloo_net::http::Request::get(url), url, progress).await
 }
 
@@ -77,14 +79,15 @@ async fn read(
     request: gloo_net::http::RequestBuilder,
     url: &str,
     mut progress: impl FnMut(usize, Option<usize>),
-) -> Result<Vec<u8>, String> {
-    let failed = |e: JsValue| format!("{url}: {}", describe(e));
+) -> Result<Vec<u8>, FetchError> {
+    let failed = |reason: JsError| FetchError::Failed { url: url.to_string(), reason };
     // gloo-net panics on a rejection that is not a JavaScript error; a fetch that nothing aborts rejects with
     // a TypeError only.
-    let response = request.send().await.map_err(|error| format!("{url}: {}", describe_request(error)))?;
+    let response = request.send().await.map_err(|error| failed(describe_request(error)))?;
     if !response.ok() {
-        return Err(format!("{url}: HTTP {}", response.status()));
+        return Err(FetchError::Status { url: url.to_string(), status: response.status() });
     }
+    let failed = |error: JsValue| failed(describe(error));
     let total = response.headers().get("content-length").and_then(|length| length.parse().ok());
     // The body is read as a stream, not whole (`binary`), so that the model's download reports progress.
     let Some(body) = response.body() else { return Ok(Vec::new()) };
@@ -129,7 +132,7 @@ pub fn dropped_entries(transfer: &web_sys::DataTransfer) -> Option<Vec<web_sys::
 /// A callback-style API (`success`, `error`) as a future.
 async fn called_back(
     start: impl FnOnce(&js_sys::Function, &js_sys::Function) -> Result<(), JsValue>,
-) -> Result<JsValue, String> {
+) -> Result<JsValue, JsError> {
     let mut start = Some(start);
     let promise = Promise::new(&mut |resolve, reject| {
         if let Some(Err(error)) = start.take().map(|start| start(&resolve, &reject)) {
@@ -179,18 +182,26 @@ pub async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> (Vec<(Strin
 }
 
 /// A file's bytes, or the browser's reason it cannot read them.
-pub async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
+pub async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, JsError> {
     use gloo_file::FileReadError;
     gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(file.clone())).await.map_err(|error| match error {
         FileReadError::NotFound(reason) | FileReadError::NotReadable(reason) | FileReadError::Security(reason) => {
-            reason
+            JsError(reason)
         }
-        aborted @ FileReadError::AbortedEarly => aborted.to_string(),
+        aborted @ FileReadError::AbortedEarly => JsError(aborted.to_string()),
     })
 }
 
-pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    read_bytes(file).await.map_err(|reason| format!("{}: {reason}", file.name()))
+/// A picked or dropped file the browser could not read, by its name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: {reason}")]
+pub struct Unreadable {
+    pub name: String,
+    pub reason: JsError,
+}
+
+pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, Unreadable> {
+    read_bytes(file).await.map_err(|reason| Unreadable { name: file.name(), reason })
 }
 
 /// A picker's files, each with its path inside a picked folder (or its name).
@@ -216,7 +227,7 @@ pub async fn read_picked(picked: Vec<(String, web_sys::File)>) -> (Vec<FileBytes
         }
         match read_file(file).await {
             Ok(bytes) => files.push(FileBytes { path, bytes }),
-            Err(reason) => unreadable.push(reason),
+            Err(unread) => unreadable.push(unread.to_string()),
         }
     }
     (files, unreadable)
@@ -273,11 +284,11 @@ pub fn query_parameter(name: &str) -> Option<String> {
 }
 
 /// Offers `bytes` to the user as a download named `name`.
-pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+pub fn download(name: &str, bytes: &[u8]) -> Result<(), JsError> {
     let blob = gloo_file::Blob::new_with_options(bytes, Some("application/octet-stream"));
     // Revoked when dropped, once the click has started the download.
     let url = gloo_file::ObjectUrl::from(blob);
-    let document = window().document().ok_or("no document")?;
+    let document = window().document().ok_or_else(no_document)?;
     let link: web_sys::HtmlAnchorElement = document.create_element("a").map_err(describe)?.unchecked_into();
     link.set_href(&url);
     link.set_download(name);
@@ -305,13 +316,19 @@ pub fn kept_offline() -> bool {
         .is_ok_and(|controller| !controller.is_null() && !controller.is_undefined())
 }
 
+/// What is said of a page without a document (never, in a browser window).
+fn no_document() -> JsError {
+    JsError("no document".into())
+}
+
 /// The full engine's module, as the build names it in the page (scripts/finish_build.py: named by its
 /// content, so that a page never starts another build's engine).
-pub fn engine_module() -> Result<String, String> {
-    let document = window().document().ok_or("no document")?;
-    let meta = document.query_selector(r#"meta[name="quire-engine"]"#).map_err(describe)?;
-    meta.and_then(|meta| meta.get_attribute("content"))
-        .ok_or_else(|| "this build names no engine module (<meta name=\"quire-engine\">)".to_string())
+pub fn engine_module() -> Result<String, EngineError> {
+    let document = window().document().ok_or_else(no_document).map_err(EngineError::WorkerNotStarted)?;
+    let meta = document
+        .query_selector(r#"meta[name="quire-engine"]"#)
+        .map_err(|e| EngineError::WorkerNotStarted(describe(e)))?;
+    meta.and_then(|meta| meta.get_attribute("content")).ok_or(EngineError::NoEngineModule)
 }
 
 /// The script every worker of the app starts from (`www/engine-worker.js`).
@@ -336,7 +353,7 @@ struct WorkerStart<'a> {
 
 /// Starts a worker in `role` that loads this very module (its URL is the module's own, hashed by Trunk), or
 /// `other`, a module beside it.
-pub fn start_worker(role: &str, other: Option<&str>) -> Result<web_sys::Worker, String> {
+pub fn start_worker(role: &str, other: Option<&str>) -> Result<web_sys::Worker, JsError> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
@@ -345,7 +362,8 @@ pub fn start_worker(role: &str, other: Option<&str>) -> Result<web_sys::Worker, 
         Some(file) => format!("{}{file}", &own[..own.rfind('/').map_or(0, |slash| slash + 1)]),
         None => own,
     };
-    let start = serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| e.to_string())?;
+    let start =
+        serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| JsError(e.to_string()))?;
     worker.post_message(&start).map_err(describe)?;
     Ok(worker)
 }

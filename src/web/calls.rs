@@ -12,6 +12,7 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::error::EngineError;
 use super::protocol::{
     Answer, AssistTurn, Benchmark, Evaluation, FileBytes, IndexOutcome, IndexState, MethodSpec, encode,
 };
@@ -27,7 +28,7 @@ pub trait Call: Into<Request> {
 /// How an engine answers call `C`: every engine serves every call, refusing those it cannot (the engine by
 /// words refuses what needs the model).
 pub trait Serve<C: Call> {
-    fn serve(call: C) -> impl Future<Output = Result<C::Reply, String>>;
+    fn serve(call: C) -> impl Future<Output = Result<C::Reply, EngineError>>;
 }
 
 /// Replace the index with a `.quire` snapshot's; `name` says where it came from in an error.
@@ -164,7 +165,7 @@ macro_rules! calls {
         impl<E: $(Serve<$call> +)*> Engine for E {}
 
         /// The one handler table: `request` served by engine `E`, its reply encoded for the page.
-        pub async fn dispatch<E: Engine>(request: Request) -> Result<Vec<u8>, String> {
+        pub async fn dispatch<E: Engine>(request: Request) -> Result<Vec<u8>, EngineError> {
             match request {
                 $(Request::$call(call) => <E as Serve<$call>>::serve(call).await.map(|reply| encode(&reply)),)*
             }
@@ -189,13 +190,16 @@ calls! {
     Benchmark -> String;
 }
 
-/// Implements `Serve<C>` for `engine` as a refusal with `why`, for each call `C` it cannot serve.
+/// Implements `Serve<C>` for `engine` as a refusal with `why` (an `EngineError`), for each call `C` it
+/// cannot serve.
 macro_rules! refuse {
     ($engine:ty, $why:expr, [$($call:ty),* $(,)?]) => {
         $(
             impl $crate::web::calls::Serve<$call> for $engine {
-                async fn serve(_: $call) -> Result<<$call as $crate::web::calls::Call>::Reply, String> {
-                    Err($why.into())
+                async fn serve(
+                    _: $call,
+                ) -> Result<<$call as $crate::web::calls::Call>::Reply, $crate::web::error::EngineError> {
+                    Err($why)
                 }
             }
         )*

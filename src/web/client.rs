@@ -15,6 +15,7 @@ use connection::Started;
 use engines::{Engines, OpenedByWords, WholeToLoad, with};
 
 use super::calls::{Call, Open, OpenFragments, OpenSaved, Query};
+use super::error::{EngineError, ModelUnavailable};
 use super::protocol::{Answer, IndexState, MethodSpec, Progress, decode};
 
 /// The role `main` takes in an engine worker.
@@ -30,27 +31,14 @@ pub enum Kind {
 }
 
 /// Why a call got no answer.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, thiserror::Error)]
 pub enum Failure {
-    /// The engine refused or failed the call; it runs on, its index as it was.
-    Refused(String),
+    /// The engine refused or failed the call (or it never reached an engine); it runs on, its index as it was.
+    #[error(transparent)]
+    Refused(#[from] EngineError),
     /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
+    #[error("the engine stopped: {message}")]
     Crashed { message: String, parsing: Option<String> },
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Refused(reason) => f.write_str(reason),
-            Failure::Crashed { message, .. } => write!(f, "the engine stopped: {message}"),
-        }
-    }
-}
-
-impl From<String> for Failure {
-    fn from(reason: String) -> Self {
-        Failure::Refused(reason)
-    }
 }
 
 /// Starts an engine of `kind` (ending any running one) and waits until it takes calls: one that answers
@@ -59,19 +47,15 @@ impl From<String> for Failure {
 pub async fn start(
     kind: Kind,
     on_progress: impl Fn(Progress) + 'static,
-    on_model: impl Fn(Result<u32, String>) + 'static,
-) -> Result<(), String> {
+    on_model: impl Fn(Result<u32, ModelUnavailable>) + 'static,
+) -> Result<(), Failure> {
     let listener = Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) };
     let started = with(|e| e.start(kind, listener))?;
     awaited_start(started).await
 }
 
-async fn awaited_start(started: Started) -> Result<(), String> {
-    match started.await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(failure)) => Err(failure.to_string()),
-        Err(_) => Err("the engine stopped while starting".into()),
-    }
+async fn awaited_start(started: Started) -> Result<(), Failure> {
+    started.await.unwrap_or(Err(EngineError::StoppedWhileStarting.into()))
 }
 
 /// The kind of the engine calls go to now.
@@ -100,15 +84,15 @@ async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
     let request = call.into();
     let replied = with(|e| {
         let connection = match to {
-            To::Current => e.current().ok_or("the engine is not running"),
-            To::Next => e.next().ok_or("the full engine is not coming up"),
-            To::Full => e.full().ok_or("the full engine is not running"),
+            To::Current => e.current().ok_or(EngineError::NotRunning),
+            To::Next => e.next().ok_or(EngineError::FullNotComingUp),
+            To::Full => e.full().ok_or(EngineError::FullNotRunning),
         };
-        Ok::<_, Failure>(connection.map_err(String::from)?.send(request)?)
+        connection?.send(request)
     })?;
     let reply =
         replied.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }));
-    Ok(decode(&reply?)?)
+    Ok(decode(&reply?).map_err(EngineError::from)?)
 }
 
 /// Sends `call` to the engine calls go to now and waits for its reply. [`open`], [`open_fragments`] and
@@ -177,9 +161,7 @@ async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
         let (name, bytes) = match opened_by_words {
             Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
             Some(OpenedByWords::Saved) => {
-                call_to(To::Next, OpenSaved)
-                    .await?
-                    .ok_or_else(|| "the index saved in this browser was forgotten".to_string())?;
+                call_to(To::Next, OpenSaved).await?.ok_or(EngineError::SavedIndexForgotten)?;
                 match with(|e| e.opened) == opened {
                     true => return Ok(None),
                     false => continue,
@@ -194,10 +176,10 @@ async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
                     Err(crash @ Failure::Crashed { .. }) => return Err(crash),
                     Err(Failure::Refused(_)) => {}
                 }
-                let bytes = super::browser::fetch_bytes(&snapshot).await?;
+                let bytes = super::browser::fetch_bytes(&snapshot).await.map_err(EngineError::from)?;
                 (snapshot, bytes)
             }
-            None => return Err(Failure::Refused("the engine by words opened no index".into())),
+            None => return Err(EngineError::NothingOpenedByWords.into()),
         };
         call_to(To::Next, Open { name, bytes }).await?;
         if with(|e| e.opened) == opened {
@@ -218,7 +200,7 @@ pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
     }
     let bytes = match super::browser::fetch_bytes(&snapshot).await {
         Ok(bytes) => bytes,
-        Err(reason) => return Some(Err(Failure::Refused(reason))),
+        Err(reason) => return Some(Err(EngineError::from(reason).into())),
     };
     if !current() {
         return None;

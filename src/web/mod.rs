@@ -1,13 +1,14 @@
 //! The web engine (wasm32 only): the engine worker that holds the index in the browser (`worker/`), the
 //! pool of embedding workers beside it (`pool`), the calls the page makes of it and their replies (`calls`,
 //! `protocol`), the page's handle on it (`client`: starting it, calling it, the engine by words handing
-//! over to the full one), this browser's storage of the index (`storage`: OPFS), and the browser APIs they
-//! share (`browser`). The page (`app`) holds views and their state and reaches the engine only through
+//! over to the full one), this browser's storage of the index (`storage`: OPFS), the browser APIs they
+//! share (`browser`), and why a call fails (`error`: `EngineError`, which crosses to the page). The page (`app`) holds views and their state and reaches the engine only through
 //! `client`.
 
 pub mod browser;
 pub mod calls;
 pub mod client;
+pub mod error;
 mod model;
 mod pool;
 pub mod protocol;

@@ -4,14 +4,15 @@
 use crate::embed::MiniLmEmbedder;
 
 use super::browser;
+use super::error::ModelLoadError;
 
 pub const MODEL_URL: &str = "models/model.onnx";
 pub const TOKENIZER_URL: &str = "models/tokenizer.json";
 
 /// The embedder; `on_download` hears the model's bytes fetched so far, and their total when the server
 /// said it (the engine worker tells the page; a pool worker has no one to tell).
-pub async fn load_embedder(on_download: impl FnMut(usize, Option<usize>)) -> Result<MiniLmEmbedder, String> {
-    let model = browser::fetch_bytes_with_progress(MODEL_URL, on_download).await?;
-    let tokenizer = browser::fetch_bytes(TOKENIZER_URL).await?;
-    MiniLmEmbedder::from_bytes(&model, &tokenizer).map_err(|e| e.to_string())
+pub async fn load_embedder(on_download: impl FnMut(usize, Option<usize>)) -> Result<MiniLmEmbedder, ModelLoadError> {
+    let model = browser::fetch_bytes_with_progress(MODEL_URL, on_download).await.map_err(ModelLoadError::Fetch)?;
+    let tokenizer = browser::fetch_bytes(TOKENIZER_URL).await.map_err(ModelLoadError::Fetch)?;
+    MiniLmEmbedder::from_bytes(&model, &tokenizer).map_err(|e| ModelLoadError::Unusable(e.to_string()))
 }

@@ -14,6 +14,7 @@ use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 use crate::embed::TextEmbedder;
 use crate::store::IndexBuilder;
 
+use super::error::{Damaged, EmbedderDown, EngineError, JsError, PoolError};
 use super::model::load_embedder;
 use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, post_to_parent, to_js};
 
@@ -29,7 +30,7 @@ pub const ROLE: &str = "embed";
 
 /// What a pool worker said, or that it failed.
 enum Event {
-    Said(Result<FromEmbedder, String>),
+    Said(Result<FromEmbedder, Damaged>),
     Failed(String),
 }
 
@@ -42,10 +43,10 @@ struct Member {
 }
 
 /// Embeds texts where the pool is driven from (the engine worker's own model).
-pub type EmbedHere<'a> = &'a dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, String>;
+pub type EmbedHere<'a> = &'a dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, EngineError>;
 
 /// A finished job: its id, and its vectors or why there are none.
-type Answer = (u32, Result<Vec<Vec<f32>>, String>);
+type Answer = (u32, Result<Vec<Vec<f32>>, EngineError>);
 /// A finished job by its place in the call's list of jobs, with its vectors.
 type Finished = (usize, Vec<Vec<f32>>);
 
@@ -73,7 +74,7 @@ impl Pool {
 
     /// Waits until every worker has its model (the benchmark starts its clock then).
     #[cfg(feature = "bench")]
-    pub async fn ready(&mut self) -> Result<(), String> {
+    pub async fn ready(&mut self) -> Result<(), EngineError> {
         while self.members.iter().any(|m| !m.ready) {
             self.next_event().await?;
         }
@@ -89,13 +90,13 @@ impl Pool {
         here: Option<EmbedHere<'_>>,
         cancelled: &dyn Fn() -> bool,
         progress: &dyn Fn(usize),
-    ) -> Result<bool, String> {
+    ) -> Result<bool, EngineError> {
         let texts: Vec<String> = builder.texts_to_embed().iter().take(count).cloned().collect();
         let already = builder.embedded();
         let Some(vectors) = self.embed_texts(&texts, here, cancelled, &|done| progress(already + done)).await? else {
             return Ok(false);
         };
-        builder.accept_next(vectors).map_err(|e| e.to_string())?;
+        builder.accept_next(vectors)?;
         Ok(true)
     }
 
@@ -108,9 +109,9 @@ impl Pool {
         here: Option<EmbedHere<'_>>,
         cancelled: &dyn Fn() -> bool,
         progress: &dyn Fn(usize),
-    ) -> Result<Option<Vec<Vec<f32>>>, String> {
+    ) -> Result<Option<Vec<Vec<f32>>>, EngineError> {
         if self.members.is_empty() && here.is_none() {
-            return Err("no embedding worker could be started".into());
+            return Err(PoolError::NoWorker.into());
         }
         // In wasm32 a batch embeds no faster per text than single texts (docs/BENCHMARKS.md), so jobs may
         // shrink to one text at the end, where they keep the embedders finishing together.
@@ -168,7 +169,7 @@ impl Pool {
         texts: &[String],
         here: bool,
         sent: &mut std::collections::HashMap<u32, usize>,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, EngineError> {
         let (count, embedders) = (jobs.len(), self.members.iter().filter(|m| m.ready).count() + usize::from(here));
         for member in self.members.iter_mut().filter(|m| m.ready) {
             let share = |next: usize| if here && count - next > embedders { JOBS_PER_WORKER } else { 1 };
@@ -184,47 +185,49 @@ impl Pool {
     }
 
     /// Waits for the next thing a worker says; a finished job comes back as its answer.
-    async fn next_event(&mut self) -> Result<Option<Answer>, String> {
+    async fn next_event(&mut self) -> Result<Option<Answer>, EngineError> {
         let Some((member, event)) = self.events.next().await else {
-            return Err("the embedding workers are gone".into());
+            return Err(PoolError::Gone.into());
         };
         self.take(member, event)
     }
 
     /// What a worker said that is already waiting, if anything: `Some(None)` for a message that is no answer.
-    fn waiting_event(&mut self) -> Result<Option<Option<Answer>>, String> {
+    fn waiting_event(&mut self) -> Result<Option<Option<Answer>>, EngineError> {
         match self.events.try_recv() {
             Ok((member, event)) => self.take(member, event).map(Some),
-            Err(TryRecvError::Closed) => Err("the embedding workers are gone".into()),
+            Err(TryRecvError::Closed) => Err(PoolError::Gone.into()),
             Err(TryRecvError::Empty) => Ok(None),
         }
     }
 
     /// Takes in what worker `member` said.
-    fn take(&mut self, member: usize, event: Event) -> Result<Option<Answer>, String> {
+    fn take(&mut self, member: usize, event: Event) -> Result<Option<Answer>, EngineError> {
         let member = &mut self.members[member];
         match event {
             Event::Said(Ok(FromEmbedder::Ready(Ok(())))) => member.ready = true,
-            Event::Said(Ok(FromEmbedder::Ready(Err(reason)))) => return Err(reason),
+            Event::Said(Ok(FromEmbedder::Ready(Err(down)))) => return Err(PoolError::Down(down).into()),
             Event::Said(Ok(FromEmbedder::Done { id, vectors })) => {
                 member.jobs = member.jobs.saturating_sub(1);
                 return Ok(Some((id, vectors)));
             }
-            Event::Said(Err(reason)) | Event::Failed(reason) => {
-                return Err(format!("an embedding worker stopped: {reason}"));
-            }
+            Event::Said(Err(damaged)) => return Err(PoolError::WorkerStopped(damaged.to_string()).into()),
+            Event::Failed(reason) => return Err(PoolError::WorkerStopped(reason).into()),
         }
         Ok(None)
     }
 }
 
 /// The job an answer finishes, with its vectors; `None` for an answer to a job of an earlier, cancelled call.
-fn claim((id, vectors): Answer, sent: &mut std::collections::HashMap<u32, usize>) -> Option<Result<Finished, String>> {
+fn claim(
+    (id, vectors): Answer,
+    sent: &mut std::collections::HashMap<u32, usize>,
+) -> Option<Result<Finished, EngineError>> {
     sent.remove(&id).map(|job| vectors.map(|v| (job, v)))
 }
 
 impl Member {
-    fn start(index: usize, events: UnboundedSender<(usize, Event)>) -> Result<Member, String> {
+    fn start(index: usize, events: UnboundedSender<(usize, Event)>) -> Result<Member, JsError> {
         let worker = super::browser::start_worker(ROLE, None)?;
         let said = events.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -238,9 +241,10 @@ impl Member {
         Ok(Member { worker, ready: false, jobs: 0, _listeners: (on_message, on_error) })
     }
 
-    fn send(&mut self, job: &EmbedJob) -> Result<(), String> {
+    fn send(&mut self, job: &EmbedJob) -> Result<(), EngineError> {
         let (bytes, transfer) = to_js(job);
-        self.worker.post_message_with_transfer(&bytes, &transfer).map_err(super::browser::describe)?;
+        let posted = self.worker.post_message_with_transfer(&bytes, &transfer);
+        posted.map_err(|e| EngineError::Unposted(super::browser::describe(e)))?;
         self.jobs += 1;
         Ok(())
     }
@@ -261,15 +265,15 @@ pub fn serve_embedding() {
     spawn_local(async move {
         let embedder = match load_embedder(|_, _| {}).await {
             Ok(embedder) => embedder,
-            Err(reason) => return answer(&FromEmbedder::Ready(Err(reason))),
+            Err(reason) => return answer(&FromEmbedder::Ready(Err(EmbedderDown::Model(reason)))),
         };
         let on_job = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let EmbedJob { id, texts } = match from_js::<EmbedJob>(&event) {
                 Ok(job) => job,
-                Err(reason) => return answer(&FromEmbedder::Ready(Err(reason))),
+                Err(damaged) => return answer(&FromEmbedder::Ready(Err(EmbedderDown::Damaged(damaged)))),
             };
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = embedder.embed(&texts).map_err(|e| e.to_string());
+            let vectors = embedder.embed(&texts).map_err(EngineError::from);
             answer(&FromEmbedder::Done { id, vectors });
         });
         scope.set_onmessage(Some(on_job.as_ref().unchecked_ref()));

@@ -27,6 +27,7 @@ use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
 use crate::store::CorpusSummary;
 
 pub use super::calls::Request;
+use super::error::{Damaged, EmbedderDown, EngineError, ModelUnavailable};
 
 /// The page to the engine worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,16 +100,16 @@ pub struct FileBytes {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEngine {
     /// The engine takes requests from now on; questions are answered by words until `ModelLoaded`.
-    Started(Result<(), String>),
+    Started(Result<(), EngineError>),
     /// The embedding model has loaded, and the engine's memory with it (or why it could not be): questions
     /// by meaning and indexing can go on.
-    ModelLoaded(Result<u32, String>),
+    ModelLoaded(Result<u32, ModelUnavailable>),
     Progress(Progress),
     /// The reply to call `id`: the MessagePack of the type its call names (`calls::Call::Reply`), or why
     /// the engine refused it.
     Reply {
         id: u32,
-        reply: Result<serde_bytes::ByteBuf, String>,
+        reply: Result<serde_bytes::ByteBuf, EngineError>,
     },
     /// The engine panicked; the worker is lost and its index with it.
     Crashed(String),
@@ -226,12 +227,12 @@ pub struct EmbedJob {
     pub texts: Vec<String>,
 }
 
-/// An embedding worker's answer: one vector per text of job `id`, or why not. `Ready` comes first, once the
-/// worker's model is loaded.
+/// An embedding worker's answer: one vector per text of job `id`, or why not (the embedder's words, as
+/// `EngineError::Embedding`). `Ready` comes first, once the worker's model is loaded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEmbedder {
-    Ready(Result<(), String>),
-    Done { id: u32, vectors: Result<Vec<Vec<f32>>, String> },
+    Ready(Result<(), EmbedderDown>),
+    Done { id: u32, vectors: Result<Vec<Vec<f32>>, EngineError> },
 }
 
 pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
@@ -239,8 +240,8 @@ pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
     rmp_serde::to_vec_named(message).unwrap_or_default()
 }
 
-pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    rmp_serde::from_slice(bytes).map_err(|e| format!("a message between the page and the engine is damaged: {e}"))
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Damaged> {
+    rmp_serde::from_slice(bytes).map_err(|e| Damaged(e.to_string()))
 }
 
 /// A worker's message and error listeners, kept alive as long as the worker is used.
@@ -265,6 +266,6 @@ pub fn post_to_parent<T: Serialize>(message: &T) {
     let _ = scope.post_message_with_transfer(&bytes, &transfer);
 }
 
-pub fn from_js<T: DeserializeOwned>(event: &web_sys::MessageEvent) -> Result<T, String> {
+pub fn from_js<T: DeserializeOwned>(event: &web_sys::MessageEvent) -> Result<T, Damaged> {
     decode(&js_sys::Uint8Array::new(&event.data()).to_vec())
 }

@@ -15,31 +15,32 @@ use web_sys::{
 };
 
 use super::browser::{describe, read_bytes};
+use super::error::StorageError;
 
 const SAVED_INDEX: &str = "index.quire";
 
-fn storage() -> Result<web_sys::StorageManager, String> {
-    Ok(super::browser::storage_manager())
+fn storage() -> web_sys::StorageManager {
+    super::browser::storage_manager()
 }
 
 async fn resolve<T: JsCast>(promise: js_sys::Promise) -> Result<T, JsValue> {
     JsFuture::from(promise).await?.dyn_into::<T>()
 }
 
-async fn folder() -> Result<FileSystemDirectoryHandle, String> {
-    resolve(storage()?.get_directory()).await.map_err(|e| format!("this browser's file storage: {}", describe(e)))
+async fn folder() -> Result<FileSystemDirectoryHandle, StorageError> {
+    resolve(storage().get_directory()).await.map_err(|e| StorageError::Unavailable(describe(e)))
 }
 
 fn is_not_found(error: &JsValue) -> bool {
     Reflect::get(error, &"name".into()).ok().and_then(|name| name.as_string()).as_deref() == Some("NotFoundError")
 }
 
-fn reading_failed(error: JsValue) -> String {
-    format!("reading the saved index: {}", describe(error))
+fn reading_failed(error: JsValue) -> StorageError {
+    StorageError::Reading(describe(error))
 }
 
 /// The saved index's file, or `None` when nothing is saved.
-async fn saved_file() -> Result<Option<FileSystemFileHandle>, String> {
+async fn saved_file() -> Result<Option<FileSystemFileHandle>, StorageError> {
     match resolve(folder().await?.get_file_handle(SAVED_INDEX)).await {
         Ok(handle) => Ok(Some(handle)),
         Err(error) if is_not_found(&error) => Ok(None),
@@ -53,16 +54,16 @@ pub async fn is_saved() -> bool {
 }
 
 /// The saved index's bytes, or `None` when nothing is saved.
-pub async fn load() -> Result<Option<Vec<u8>>, String> {
+pub async fn load() -> Result<Option<Vec<u8>>, StorageError> {
     let Some(handle) = saved_file().await? else { return Ok(None) };
     let file: web_sys::File = resolve(handle.get_file()).await.map_err(reading_failed)?;
-    let bytes = read_bytes(&file).await.map_err(|reason| format!("reading the saved index: {reason}"))?;
+    let bytes = read_bytes(&file).await.map_err(StorageError::Reading)?;
     Ok(Some(bytes))
 }
 
 /// Replaces the saved index with `bytes`.
-pub async fn save(bytes: &[u8]) -> Result<(), String> {
-    let failed = |e: JsValue| format!("saving the index in this browser: {}", describe(e));
+pub async fn save(bytes: &[u8]) -> Result<(), StorageError> {
+    let failed = |e: JsValue| StorageError::Saving(describe(e));
     let options = FileSystemGetFileOptions::new();
     options.set_create(true);
     let handle: FileSystemFileHandle =
@@ -75,9 +76,9 @@ pub async fn save(bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Deletes the saved index; nothing saved is not an error.
-pub async fn forget() -> Result<(), String> {
+pub async fn forget() -> Result<(), StorageError> {
     match JsFuture::from(folder().await?.remove_entry(SAVED_INDEX)).await {
-        Err(error) if !is_not_found(&error) => Err(format!("forgetting the saved index: {}", describe(error))),
+        Err(error) if !is_not_found(&error) => Err(StorageError::Forgetting(describe(error))),
         _ => Ok(()),
     }
 }
@@ -100,7 +101,7 @@ struct Estimate {
 
 /// Asks the browser to keep this origin's storage (`navigator.storage.persist()`), and reports the usage.
 pub async fn usage() -> Option<Usage> {
-    let storage = storage().ok()?;
+    let storage = storage();
     let persistent = JsFuture::from(storage.persist().ok()?).await.ok()?.as_bool().unwrap_or(false);
     let estimate = JsFuture::from(storage.estimate().ok()?).await.ok()?;
     let Estimate { usage, quota } = serde_wasm_bindgen::from_value(estimate).unwrap_or_default();

@@ -7,7 +7,7 @@ use crate::common;
 
 use futures_executor::block_on;
 use quire::corpus::{IngestError, IngestFailure, SourceFile};
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
@@ -21,6 +21,7 @@ struct Recorder {
 
 impl Host for Recorder {
     type Embedder = MiniLmEmbedder;
+    type Error = EmbedError;
 
     fn embedder(&self) -> &MiniLmEmbedder {
         common::embedder()
@@ -35,8 +36,8 @@ impl Host for Recorder {
         self.cancel_at.is_none_or(|at| self.checks < at)
     }
 
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
-        builder.embed_all(common::embedder()).map_err(|e| e.to_string())?;
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EmbedError> {
+        builder.embed_all(common::embedder())?;
         Ok(true)
     }
 }

@@ -16,9 +16,9 @@ use crate::web::{browser, storage};
 impl IndexSession {
     pub(super) async fn persist(self) {
         self.saved.set(false);
-        match client::call(Save).await.map_err(|failure| failure.to_string()) {
+        match client::call(Save).await {
             Ok(()) => self.saved.set(true),
-            Err(reason) => self.notice.set(Some(reason)),
+            Err(failure) => self.notice.set(Some(failure.to_string())),
         }
         self.usage.set(storage::usage().await);
     }
@@ -40,11 +40,13 @@ impl IndexSession {
                     // The engine names a file as its pipeline does, by its normalised path.
                     let before = files.len();
                     files.retain(|f| crate::corpus::path::normalize(&f.path) != file);
-                    if files.len() == before {
-                        break Err(Failure::Refused(format!("{file}: the parser crashed on this file ({message})")));
-                    }
-                    if let Err(reason) = self.restart_engine().await {
-                        break Err(Failure::Refused(reason));
+                    let stopped = match files.len() == before {
+                        true => Some(format!("{file}: the parser crashed on this file ({message})")),
+                        false => self.restart_engine().await.err().map(|error| error.to_string()),
+                    };
+                    if let Some(reason) = stopped {
+                        self.indexing_files.set(0);
+                        return self.phase.set(Phase::Failed(reason));
                     }
                 }
                 other => break other,
@@ -62,7 +64,7 @@ impl IndexSession {
                     self.persist().await;
                 }
             }
-            Err(Failure::Refused(reason)) => self.phase.set(Phase::Failed(reason)),
+            Err(Failure::Refused(reason)) => self.phase.set(Phase::Failed(reason.to_string())),
             Err(crash) => self.recover(crash).await,
         }
     }
@@ -101,7 +103,7 @@ impl IndexSession {
             }
             Err(Failure::Refused(reason)) => {
                 self.settle();
-                self.notice.set(Some(reason));
+                self.notice.set(Some(reason.to_string()));
                 false
             }
             Err(crash) => {
@@ -128,11 +130,11 @@ impl IndexSession {
     /// Offers the index as a `.quire` file to download.
     pub fn export(self) {
         spawn_local(async move {
-            let exported = match client::call(Export).await {
-                Ok(snapshot) => browser::download(EXPORT_NAME, &snapshot.0),
-                Err(failure) => Err(failure.to_string()),
+            let not_exported = match client::call(Export).await {
+                Ok(snapshot) => browser::download(EXPORT_NAME, &snapshot.0).err().map(|refused| refused.to_string()),
+                Err(failure) => Some(failure.to_string()),
             };
-            self.notice.set(exported.err());
+            self.notice.set(not_exported);
         })
     }
 
@@ -147,7 +149,7 @@ impl IndexSession {
                         "The saved index is forgotten: the next visit starts from the published index.".into(),
                     ));
                 }
-                Err(reason) => self.notice.set(Some(reason)),
+                Err(reason) => self.notice.set(Some(reason.to_string())),
             }
             self.usage.set(storage::usage().await);
         })

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::IndexSession;
+use super::{IndexSession, SessionError};
 use crate::app::corpora;
 use crate::app::phase::Phase;
 use crate::store::published::{PublishedCorpus, SampleQuestion};
@@ -27,11 +27,11 @@ impl IndexSession {
     /// Opens a published (or linked) corpus in place of the index shown.
     pub async fn open_corpus(self, chosen: PublishedCorpus) {
         if let Err(failure) = self.try_open_corpus(chosen).await {
-            self.phase.set(Phase::Failed(failure));
+            self.phase.set(Phase::Failed(failure.to_string()));
         }
     }
 
-    async fn try_open_corpus(self, chosen: PublishedCorpus) -> Result<(), String> {
+    async fn try_open_corpus(self, chosen: PublishedCorpus) -> Result<(), SessionError> {
         self.phase.set(Phase::OpeningPublished);
         // The engine by words answers from the index's fragments where the site has them: a large index is
         // searchable after its lexicon, not after its whole snapshot. A site kept offline has the snapshot
@@ -49,7 +49,7 @@ impl IndexSession {
             Some(opened) => opened,
             None => {
                 let (snapshot, questions, lesson) = corpora::fetch(&chosen).await?;
-                let state = client::open(&chosen.snapshot, snapshot).await.map_err(|failure| failure.to_string())?;
+                let state = client::open(&chosen.snapshot, snapshot).await?;
                 (state, questions, lesson)
             }
         };
@@ -90,7 +90,7 @@ impl IndexSession {
                 published.corpora
             }
             Err(reason) => {
-                self.notice.set(Some(reason));
+                self.notice.set(Some(reason.to_string()));
                 Vec::new()
             }
         };
@@ -100,28 +100,28 @@ impl IndexSession {
             Some(Ok(linked)) if self.open_linked(linked.clone()).await => {
                 return self.usage.set(storage::usage().await);
             }
-            Some(Err(refused)) => self.notice.set(Some(refused)),
+            Some(Err(refused)) => self.notice.set(Some(refused.to_string())),
             _ => {}
         }
         let instead = first.as_ref().map_or_else(|| "nothing".to_string(), |corpus| format!("\"{}\"", corpus.title));
-        let restored_index = client::open_saved().await.map_err(|failure| {
+        let not_restored = |failure: Failure| {
             format!(
                 "{failure}. Showing {instead} instead; your next change replaces the saved index, or Forget removes it."
             )
-        });
-        match (restored_index, first) {
+        };
+        match (client::open_saved().await, first) {
             (Ok(Some(state)), _) => {
                 self.show_new_index(state, Vec::new(), true);
                 self.settle();
             }
-            (not_restored, Some(first)) => {
-                if let Err(reason) = not_restored {
-                    self.notice.set(Some(reason));
+            (restored, Some(first)) => {
+                if let Err(failure) = restored {
+                    self.notice.set(Some(not_restored(failure)));
                 }
                 self.open_corpus(first).await;
             }
-            (not_restored, None) => {
-                let why = not_restored.err().or_else(|| self.notice.get_untracked()).unwrap_or_default();
+            (restored, None) => {
+                let why = restored.err().map(not_restored).or_else(|| self.notice.get_untracked()).unwrap_or_default();
                 self.phase.set(Phase::Failed(format!("there is no index to open: {why}")));
             }
         }
@@ -131,11 +131,12 @@ impl IndexSession {
     /// Replaces the index with an exported `.quire` file's, and saves it in this browser.
     pub fn import(self, file: web_sys::File) {
         spawn_local(async move {
-            let imported = match browser::read_file(&file).await {
-                Ok(bytes) => client::open(&file.name(), bytes).await,
-                Err(reason) => Err(Failure::Refused(reason)),
+            let bytes = match browser::read_file(&file).await {
+                Ok(bytes) => bytes,
+                // As a refusal: reported, the index kept.
+                Err(unreadable) => return self.notice.set(Some(unreadable.to_string())),
             };
-            match imported {
+            match client::open(&file.name(), bytes).await {
                 Ok(state) => {
                     self.notice.set(None);
                     self.show_new_index(state, Vec::new(), false);

@@ -74,8 +74,20 @@ const NOT_NESTING: &[&str] = &[
     "caption", "html", "head", "body",
 ];
 
+/// Why a page is not parsed: the limit it would pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TooCostly {
+    #[error("it has more than {MAX_ELEMENTS} elements (HTML tags): not read")]
+    Elements,
+    #[error(
+        "it nests block elements so deep that parsing it would take hours (the parser's work grows with the \
+         square of the depth, past {MAX_SCOPE_STEPS} steps): not read"
+    )]
+    Nesting,
+}
+
 /// `Err` naming the limit when parsing `html` would cost more than [`MAX_SCOPE_STEPS`].
-pub fn check(html: &str) -> Result<(), String> {
+pub fn check(html: &str) -> Result<(), TooCostly> {
     let tokenizer = Tokenizer::new(Depth::default(), TokenizerOpts::default());
     let input = BufferQueue::default();
     // Fed a piece at a time, so a page past a limit is refused as soon as it passes it.
@@ -92,13 +104,10 @@ pub fn check(html: &str) -> Result<(), String> {
     tokenizer.end();
     let elements = tokenizer.sink.elements.get();
     if elements > MAX_ELEMENTS {
-        return Err(format!("it has more than {MAX_ELEMENTS} elements (HTML tags): not read"));
+        return Err(TooCostly::Elements);
     }
     match tokenizer.sink.steps.get() {
-        steps if steps > MAX_SCOPE_STEPS => Err(format!(
-            "it nests block elements so deep that parsing it would take hours (the parser's work grows with the \
-             square of the depth, past {MAX_SCOPE_STEPS} steps): not read"
-        )),
+        steps if steps > MAX_SCOPE_STEPS => Err(TooCostly::Nesting),
         _ => Ok(()),
     }
 }
@@ -162,7 +171,7 @@ mod tests {
     #[test]
     fn a_page_nested_beyond_the_limit_is_refused_and_real_pages_are_not() {
         assert!(check(&nested(10_000)).is_ok(), "50 million steps");
-        let refused = check(&nested(30_000)).unwrap_err();
+        let refused = check(&nested(30_000)).unwrap_err().to_string();
         assert!(refused.contains("past 200000000 steps"), "{refused}");
         // Inline elements nest without walks.
         assert!(check(&format!("{}Deep", "<span><b>".repeat(100_000))).is_ok());
@@ -181,7 +190,7 @@ mod tests {
         let row = format!("<tr>{}</tr>", "<td>1</td>".repeat(999));
         let table = |rows: usize| format!("<table>{}</table>", row.repeat(rows));
         assert!(check(&table(900)).is_ok());
-        let refused = check(&table(1_100)).unwrap_err();
+        let refused = check(&table(1_100)).unwrap_err().to_string();
         assert!(refused.contains("more than 1000000 elements"), "{refused}");
     }
 }

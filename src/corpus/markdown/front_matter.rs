@@ -9,7 +9,7 @@ use super::*;
 
 /// Reads `title`, `aliases`, `type` and every other key whose values hold `[[Target]]` wiki links.
 pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {
-    let docs = crate::yaml::load(yaml)?;
+    let docs = crate::yaml::load(yaml).map_err(|e| Malformed(e.to_string()))?;
     let Some(Yaml::Hash(map)) = docs.into_iter().next() else {
         return Ok(Metadata::default());
     };

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::{Embed, Question, json_object, strings, system_and_user};
 use crate::chat::Message;
 use crate::corpus::ChunkId;
+use crate::embed::EmbedError;
 use crate::retrieve::trace::NodeKind;
 use crate::retrieve::{Query, ScoredChunk, Step, TraceNode, reciprocal_rank_fusion};
 use crate::store::IndexedCorpus;
@@ -109,7 +110,7 @@ impl Cot {
         reply: &str,
         embed: Embed<'_>,
         steps: &mut Vec<Step>,
-    ) -> Result<Next, String> {
+    ) -> Result<Next, EmbedError> {
         let step = self.queries.len();
         steps.push(Step::Llm {
             asked: format!("step {step}: update the scratchpad, and the next query if the question is still open"),

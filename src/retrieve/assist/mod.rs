@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::Message;
+use crate::embed::EmbedError;
 use crate::error::UnknownName;
 use crate::retrieve::{Method, Query, Retrieval, Retriever, RetrieverTrace, ScoredChunk, Step, Trace, TracedChunk};
 use crate::store::IndexedCorpus;
@@ -79,7 +80,21 @@ pub enum Turn {
 }
 
 /// An embedder for the queries an assisted retrieval writes (CoT's next queries, parsed entity names).
-pub type Embed<'a> = &'a dyn Fn(&str) -> Result<Vec<f32>, String>;
+pub type Embed<'a> = &'a dyn Fn(&str) -> Result<Vec<f32>, EmbedError>;
+
+/// Why an assisted retrieval cannot start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum AssistError {
+    /// Query parsing asked of a method (named) without the join, which its entities feed.
+    #[error(
+        "LLM query parsing gives the join retriever its entities, and `{0}` does not use the join: choose \
+         retrievers with a fusion that can take it"
+    )]
+    NeedsTheJoin(String),
+    /// A query the LLM wrote could not be embedded.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
 
 /// The question and the method every search of an assisted retrieval runs.
 struct Question {
@@ -119,13 +134,9 @@ impl AssistedRetrieval {
         question: &str,
         vector: Vec<f32>,
         k: usize,
-    ) -> Result<(Self, Turn), String> {
+    ) -> Result<(Self, Turn), AssistError> {
         if assist == Assist::Parsing && !base.can_take(Retriever::Join) {
-            return Err(format!(
-                "LLM query parsing gives the join retriever its entities, and `{}` does not use the join: choose \
-                 retrievers with a fusion that can take it",
-                base.name()
-            ));
+            return Err(AssistError::NeedsTheJoin(base.name()));
         }
         let question = Question { text: question.to_string(), vector, base, k };
         let mut steps = Vec::new();
@@ -144,7 +155,7 @@ impl AssistedRetrieval {
     }
 
     /// Takes the LLM's reply to the last [`Turn::Ask`]; `embed` embeds any query the LLM wrote.
-    pub fn resume(&mut self, index: &IndexedCorpus, reply: &str, embed: Embed<'_>) -> Result<Turn, String> {
+    pub fn resume(&mut self, index: &IndexedCorpus, reply: &str, embed: Embed<'_>) -> Result<Turn, AssistError> {
         let question = &self.question;
         let steps = &mut self.steps;
         let outcome = match &mut self.state {

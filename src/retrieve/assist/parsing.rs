@@ -6,6 +6,7 @@
 use super::{Embed, Question, json_object, strings, system_and_user};
 use crate::chat::Message;
 use crate::corpus::EntityId;
+use crate::embed::EmbedError;
 use crate::retrieve::{FUSION_DEPTH, Query, Retrieval, Step, TraceNode, join_with_anchors, nearest};
 use crate::store::IndexedCorpus;
 
@@ -27,7 +28,7 @@ pub fn resume(
     reply: &str,
     embed: Embed<'_>,
     steps: &mut Vec<Step>,
-) -> Result<Retrieval, String> {
+) -> Result<Retrieval, EmbedError> {
     let corpus = &index.corpus();
     steps.push(Step::Llm {
         asked: "the entities and relations the question names (seed 002's query parsing)".into(),

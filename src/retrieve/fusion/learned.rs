@@ -107,13 +107,16 @@ fn dropout_mask(
     Tensor::from_vec(mask, shape, device)
 }
 
+/// What a model file says besides its weights, key by key: the trainer's record (data, split, sizes, losses).
+pub type About = BTreeMap<String, String>;
+
 /// A trained fusion: which retrievers it reads (its input columns, in order), the weights, and the networks
 /// built from them — a first one scoring every candidate, and optionally a second re-ranking the first's
 /// `promising` share of them.
 pub struct FusionModel {
     retrievers: Vec<Retriever>,
     weights: BTreeMap<String, Tensor>,
-    about: BTreeMap<String, String>,
+    about: About,
     stages: Vec<FusionNetwork>,
     promising: f64,
 }
@@ -159,7 +162,7 @@ impl FusionModel {
         weights: BTreeMap<String, Tensor>,
         stages: usize,
         promising: f64,
-        about: BTreeMap<String, String>,
+        about: About,
     ) -> Result<Self, FusionModelError> {
         if retrievers.is_empty() {
             return Err(FusionModelError::Format("it reads no retriever".into()));
@@ -205,7 +208,7 @@ impl FusionModel {
     }
 
     /// What the trainer recorded: data, split, sizes, losses.
-    pub fn about(&self) -> &BTreeMap<String, String> {
+    pub fn about(&self) -> &About {
         &self.about
     }
 
@@ -252,10 +255,10 @@ impl FusionModel {
     }
 
     /// A model file's retrievers and the rest of its metadata, checked to be this format's.
-    fn metadata(bytes: &[u8]) -> Result<(Vec<Retriever>, BTreeMap<String, String>), FusionModelError> {
+    fn metadata(bytes: &[u8]) -> Result<(Vec<Retriever>, About), FusionModelError> {
         let format = |e: &dyn std::fmt::Display| FusionModelError::Format(e.to_string());
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| format(&e))?;
-        let mut about: BTreeMap<String, String> = header.metadata().clone().unwrap_or_default().into_iter().collect();
+        let mut about: About = header.metadata().clone().unwrap_or_default().into_iter().collect();
         if about.remove(FORMAT_KEY).as_deref() != Some(FORMAT) {
             return Err(format(&format!("its metadata does not say `{FORMAT_KEY}: {FORMAT}`")));
         }

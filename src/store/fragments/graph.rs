@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::terms::{SplitBm25, TermBucket, from_gaps, to_gaps};
 use crate::corpus::{ChunkId, DocId, EntityId, Gazetteer};
+use crate::error::Inconsistent;
 use crate::graph::CommunityLink;
 use crate::store::IndexedCorpus;
 
@@ -30,7 +31,10 @@ pub(super) struct StoredGraph {
 
 /// The graph of `index`, and its summaries' BM25 postings in buckets of about `bucket_bytes`; an error when
 /// a link between entities goes one way only (the graph links both ends of every relation and mention).
-pub(super) fn split(index: &IndexedCorpus, bucket_bytes: usize) -> Result<(StoredGraph, Vec<TermBucket>), String> {
+pub(super) fn split(
+    index: &IndexedCorpus,
+    bucket_bytes: usize,
+) -> Result<(StoredGraph, Vec<TermBucket>), Inconsistent> {
     let corpus = index.corpus();
     let linked: Vec<Vec<EntityId>> = (0..corpus.entities.len() as EntityId)
         .map(|entity| index.graph().entity_links(corpus, entity).into_iter().map(|(target, _)| target).collect())
@@ -38,7 +42,7 @@ pub(super) fn split(index: &IndexedCorpus, bucket_bytes: usize) -> Result<(Store
     let pairs: HashSet<(EntityId, EntityId)> =
         linked.iter().enumerate().flat_map(|(e, targets)| targets.iter().map(move |&t| (e as EntityId, t))).collect();
     if let Some((from, to)) = pairs.iter().find(|&&(from, to)| !pairs.contains(&(to, from))) {
-        return Err(format!("the link from entity {from} to entity {to} goes one way only"));
+        return Err(format!("the link from entity {from} to entity {to} goes one way only").into());
     }
     let links = linked
         .into_iter()
@@ -100,7 +104,7 @@ pub struct FragmentGraph {
 impl FragmentGraph {
     /// `stored` read for an index of `titles` (one per document) and `chunks` chunks; why not, where its
     /// parts point outside it.
-    pub(super) fn load(stored: StoredGraph, titles: &[(String, String)], chunks: usize) -> Result<Self, String> {
+    pub(super) fn load(stored: StoredGraph, titles: &[(String, String)], chunks: usize) -> Result<Self, Inconsistent> {
         let entities = stored.entities.len();
         let mut names = Vec::with_capacity(entities);
         let mut pages = Vec::with_capacity(entities);

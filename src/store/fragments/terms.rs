@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Inconsistent;
 use crate::index::bm25::{Bm25Index, Bm25Params, Posting, TextLengths, query_terms};
 
 const MAX_BUCKETS: usize = 4096;
@@ -57,7 +58,7 @@ impl SplitBm25 {
     }
 
     /// Why its statistics are impossible, if they are.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Inconsistent> {
         if self.buckets == 0 || !(self.average_length.is_finite() && self.average_length >= 0.0) {
             return Err("its BM25 statistics are impossible".into());
         }
@@ -74,9 +75,9 @@ impl SplitBm25 {
     }
 
     /// Takes in `bucket`, fetched as bucket `expected`; why not, if it is another or lists texts beyond its own.
-    pub fn add(&mut self, expected: u32, bucket: TermBucket) -> Result<(), String> {
+    pub fn add(&mut self, expected: u32, bucket: TermBucket) -> Result<(), Inconsistent> {
         if bucket.bucket != expected {
-            return Err(format!("bucket {}", bucket.bucket));
+            return Err(format!("bucket {}", bucket.bucket).into());
         }
         let mut terms = HashMap::new();
         for (term, gaps) in bucket.terms {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::ChunkId;
 use crate::embed::ModelIdentity;
+use crate::error::Inconsistent;
 use crate::index::vectors::dot;
 use crate::index::{Hit, QuantizedVectors, top_k};
 
@@ -139,20 +140,21 @@ fn nearest(centres: &[Vec<f32>], point: &[f32]) -> usize {
 
 impl Centroids {
     /// Whether the parts agree, for an index of `chunks` chunks.
-    pub fn check(&self, chunks: usize) -> Result<(), String> {
-        self.centroids.check().map_err(|e| e.to_string())?;
+    pub fn check(&self, chunks: usize) -> Result<(), Inconsistent> {
+        self.centroids.check()?;
         if self.centroids.dimension() != self.model.dimension {
             return Err(format!(
                 "{}-dimensional centroids of a {}-dimensional model",
                 self.centroids.dimension(),
                 self.model.dimension
-            ));
+            )
+            .into());
         }
         if self.sizes.len() != self.centroids.len() {
-            return Err(format!("{} partition sizes for {} centroids", self.sizes.len(), self.centroids.len()));
+            return Err(format!("{} partition sizes for {} centroids", self.sizes.len(), self.centroids.len()).into());
         }
         if self.sizes.iter().map(|&size| u64::from(size)).sum::<u64>() != chunks as u64 {
-            return Err(format!("its partitions do not hold the index's {chunks} chunks"));
+            return Err(format!("its partitions do not hold the index's {chunks} chunks").into());
         }
         Ok(())
     }
@@ -176,15 +178,15 @@ impl Centroids {
 impl Partition {
     /// The partition's chunks, back from their gaps, once found to agree with `centroids`, whose partition
     /// `expected` this is, in an index of `chunks` chunks.
-    pub fn chunks(&self, centroids: &Centroids, expected: u32, chunks: usize) -> Result<Vec<ChunkId>, String> {
-        self.vectors.check().map_err(|e| e.to_string())?;
+    pub fn chunks(&self, centroids: &Centroids, expected: u32, chunks: usize) -> Result<Vec<ChunkId>, Inconsistent> {
+        self.vectors.check()?;
         let size = centroids.sizes.get(expected as usize).ok_or("a partition beyond the centroids'")?;
         if self.partition != expected
             || self.chunks.len() != *size as usize
             || self.vectors.len() != self.chunks.len()
             || self.vectors.dimension() != centroids.centroids.dimension()
         {
-            return Err(format!("partition {} of {} chunks", self.partition, self.chunks.len()));
+            return Err(format!("partition {} of {} chunks", self.partition, self.chunks.len()).into());
         }
         super::terms::from_gaps(self.chunks.iter().copied(), chunks)
             .ok_or_else(|| "chunks out of order or beyond the index".into())

@@ -11,6 +11,7 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 use super::{Failure, Kind, ROLE};
 use crate::web::browser::{self, describe};
 use crate::web::calls::Request;
+use crate::web::error::{EngineError, ModelUnavailable};
 use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js, to_js};
 
 /// What the page hears from whichever engine runs: progress, and the model having loaded (with the
@@ -18,7 +19,7 @@ use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from
 #[derive(Clone)]
 pub struct Listener {
     pub on_progress: Rc<dyn Fn(Progress)>,
-    pub on_model: Rc<dyn Fn(Result<u32, String>)>,
+    pub on_model: Rc<dyn Fn(Result<u32, ModelUnavailable>)>,
 }
 
 /// Where a worker's messages go, by the generation it was started with: a late message of a replaced or
@@ -50,16 +51,22 @@ pub(super) type Replied = oneshot::Receiver<Result<Vec<u8>, Failure>>;
 
 impl Connection {
     /// Starts a worker of `kind`, its messages routed by `generation`.
-    pub fn launch(kind: Kind, generation: u32, listener: Listener, routes: Routes) -> Result<(Self, Started), String> {
+    pub fn launch(
+        kind: Kind,
+        generation: u32,
+        listener: Listener,
+        routes: Routes,
+    ) -> Result<(Self, Started), EngineError> {
         let worker = match kind {
-            Kind::ByWords => browser::start_worker(ROLE, None)?,
+            Kind::ByWords => browser::start_worker(ROLE, None),
             // Trunk's worker build of the `quire` binary (www/index.html), beside the page.
-            Kind::Full => browser::start_worker(ROLE, Some(&browser::engine_module()?))?,
-        };
+            Kind::Full => browser::start_worker(ROLE, Some(&browser::engine_module()?)),
+        }
+        .map_err(EngineError::WorkerNotStarted)?;
         let Routes { message, crash } = routes;
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js(&event) {
             Ok(said) => message(generation, said),
-            Err(reason) => crash(generation, reason),
+            Err(damaged) => crash(generation, damaged.to_string()),
         });
         let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
             event.prevent_default();
@@ -83,11 +90,12 @@ impl Connection {
     }
 
     /// Posts `request`; its reply will come to the receiver.
-    pub fn send(&mut self, request: Request) -> Result<Replied, String> {
+    pub fn send(&mut self, request: Request) -> Result<Replied, EngineError> {
         let id = self.next_id;
         self.next_id += 1;
         let (bytes, transfer) = to_js(&ToEngine::Call { id, request });
-        self.worker.post_message_with_transfer(&bytes, &transfer).map_err(describe)?;
+        let posted = self.worker.post_message_with_transfer(&bytes, &transfer);
+        posted.map_err(|e| EngineError::Unposted(describe(e)))?;
         let (sender, replied) = oneshot::channel();
         self.waiting.insert(id, sender);
         Ok(replied)
@@ -100,13 +108,13 @@ impl Connection {
         let _ = self.worker.post_message_with_transfer(&bytes, &transfer);
     }
 
-    pub fn started(&mut self, started: Result<(), String>) {
+    pub fn started(&mut self, started: Result<(), EngineError>) {
         if let Some(starting) = self.starting.take() {
             let _ = starting.send(started.map_err(Failure::Refused));
         }
     }
 
-    pub fn replied(&mut self, id: u32, reply: Result<Vec<u8>, String>) {
+    pub fn replied(&mut self, id: u32, reply: Result<Vec<u8>, EngineError>) {
         if let Some(waiting) = self.waiting.remove(&id) {
             let _ = waiting.send(reply.map_err(Failure::Refused));
         }

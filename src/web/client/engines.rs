@@ -18,6 +18,7 @@ use futures_channel::oneshot;
 
 use super::Kind;
 use super::connection::{Connection, Listener, Routes, Started};
+use crate::web::error::{EngineError, ModelUnavailable};
 use crate::web::protocol::FromEngine;
 
 /// The index the engine by words last opened, for the full engine to open: the snapshot's bytes as the
@@ -51,7 +52,7 @@ pub(super) struct Next {
     connection: Connection,
     /// Whether it has opened the index, and its model's news if that came first: it takes over with both.
     index_opened: bool,
-    model_news: Option<Result<u32, String>>,
+    model_news: Option<Result<u32, ModelUnavailable>>,
     whole_to_load: Option<WholeToLoad>,
 }
 
@@ -138,11 +139,11 @@ fn receive(generation: u32, message: FromEngine) {
 /// with the index as it was).
 fn crash(generation: u32, message: String) {
     if let Some(tell) = with(|e| e.crashed(generation, &message)) {
-        tell(Err(format!("the engine with the embedding model stopped: {message}")));
+        tell(Err(ModelUnavailable::EngineStopped(message)));
     }
 }
 
-type TellModel = Rc<dyn Fn(Result<u32, String>)>;
+type TellModel = Rc<dyn Fn(Result<u32, ModelUnavailable>)>;
 
 impl Engines {
     /// The kind of the engine calls go to now.
@@ -187,7 +188,7 @@ impl Engines {
     }
 
     /// Starts an engine of `kind` as the one calls go to, ending every running one.
-    pub fn start(&mut self, kind: Kind, listener: Listener) -> Result<Started, String> {
+    pub fn start(&mut self, kind: Kind, listener: Listener) -> Result<Started, EngineError> {
         self.starts += 1;
         self.end_all("the engine was restarted");
         let (current, started) = self.launch(kind, listener)?;
@@ -198,7 +199,7 @@ impl Engines {
         Ok(started)
     }
 
-    fn launch(&mut self, kind: Kind, listener: Listener) -> Result<(Connection, Started), String> {
+    fn launch(&mut self, kind: Kind, listener: Listener) -> Result<(Connection, Started), EngineError> {
         self.generations += 1;
         Connection::launch(kind, self.generations, listener, routes())
     }
@@ -221,11 +222,11 @@ impl Engines {
 
     /// Starts the full engine behind the engine by words, with the same listener; it takes over once it
     /// has opened the index ([`Engines::next_opened`]) and its model has loaded.
-    pub fn start_full_behind(&mut self) -> Result<Started, String> {
+    pub fn start_full_behind(&mut self) -> Result<Started, EngineError> {
         self.end_next("the full engine was started again");
         let listener = match &self.stage {
             Stage::ByWords { current, .. } => current.listener.clone(),
-            _ => return Err("no engine answering by words runs".into()),
+            _ => return Err(EngineError::NoEngineByWords),
         };
         let (connection, started) = self.launch(Kind::Full, listener)?;
         let next = Next { connection, index_opened: false, model_news: None, whole_to_load: None };
@@ -295,7 +296,10 @@ impl Engines {
 
     /// The full engine coming up has opened the index the page gave it, with its whole snapshot still to
     /// load when it opened it by its fragments. What to tell the page if it took over or was ended.
-    pub fn next_opened(&mut self, whole_to_load: Option<WholeToLoad>) -> Option<(Result<u32, String>, TellModel)> {
+    pub fn next_opened(
+        &mut self,
+        whole_to_load: Option<WholeToLoad>,
+    ) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
         if let Stage::FullBehind { next, .. } = &mut self.stage {
             next.index_opened = true;
             next.whole_to_load = whole_to_load;
@@ -320,7 +324,11 @@ impl Engines {
         }
     }
 
-    fn model_news(&mut self, generation: u32, news: Result<u32, String>) -> Option<(Result<u32, String>, TellModel)> {
+    fn model_news(
+        &mut self,
+        generation: u32,
+        news: Result<u32, ModelUnavailable>,
+    ) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
         if self.next().is_some_and(|c| c.generation == generation) {
             if let Stage::FullBehind { next, .. } = &mut self.stage {
                 next.model_news = Some(news);
@@ -333,7 +341,7 @@ impl Engines {
     /// Once the full engine coming up has opened the index and heard from its model: with the model loaded
     /// it takes over (calls go to it from now on, and the one it replaces answers what it was asked);
     /// without, it is ended. Either way the page is to be told.
-    fn take_over_when_ready(&mut self) -> Option<(Result<u32, String>, TellModel)> {
+    fn take_over_when_ready(&mut self) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
         let Stage::FullBehind { next, .. } = &mut self.stage else { return None };
         let failed = next.model_news.as_ref().is_some_and(Result::is_err);
         if !(next.index_opened || failed) {

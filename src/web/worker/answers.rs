@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::corpus::{ChunkId, DocId};
-use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::by_words;
 use crate::retrieve::fusion::describe_ranks;
@@ -13,6 +13,7 @@ use crate::retrieve::trace::graph::TraceGraph;
 use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
 use crate::store::{ChunkView, DocumentOutline, IndexedCorpus};
 use crate::web::browser;
+use crate::web::error::EngineError;
 use crate::web::protocol::{Answer, AssistTurn, ResultRow};
 
 use super::{with_engine, with_searchable_index};
@@ -23,10 +24,10 @@ pub(super) fn forget_assisted() {
 }
 
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
-pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: usize) -> Result<Answer, String> {
+pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     with_searchable_index(|index, waiting| {
-        index.check_model(embedder.identity()).map_err(|e| e.to_string())?;
+        index.check_model(embedder.identity()).map_err(EngineError::OtherModel)?;
         let vector = embed_one(embedder, text)?;
         let query = Query::new(text, &vector);
         let (hits, trace) = method.grouped(index, query, k);
@@ -37,7 +38,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
 
 /// The `k` best chunks for `text` by words alone (`Method::Words`: BM25 and the graph retrievers seeding
 /// from it), while there is no model (the answer says so, and the page asks again once the model has loaded).
-pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
+pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     with_searchable_index(|index, waiting| {
         let (hits, trace) = by_words::grouped(index, text, k);
@@ -45,8 +46,8 @@ pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, String> {
     })
 }
 
-pub(super) fn embed_one(embedder: &MiniLmEmbedder, text: &str) -> Result<Vec<f32>, String> {
-    Ok(embedder.embed(&[text]).map_err(|e| e.to_string())?.remove(0))
+pub(super) fn embed_one(embedder: &MiniLmEmbedder, text: &str) -> Result<Vec<f32>, EmbedError> {
+    Ok(embedder.embed(&[text])?.remove(0))
 }
 
 /// The documents of `waiting` (no vector yet) that BM25 ranks for `query` and `hits` does not hold, at most
@@ -78,9 +79,9 @@ fn found_by_words(
 
 /// The document `source` as sections and chunks, each chunk scored against the question's `vector` when
 /// there is one.
-pub(super) fn outline(source: &str, vector: Option<Vec<f32>>) -> Result<DocumentOutline, String> {
+pub(super) fn outline(source: &str, vector: Option<Vec<f32>>) -> Result<DocumentOutline, EngineError> {
     with_searchable_index(|index, _| {
-        index.outline(source, vector.as_deref()).ok_or_else(|| format!("{source} is not in the index"))
+        index.outline(source, vector.as_deref()).ok_or_else(|| EngineError::NotInIndex(source.to_string()))
     })
 }
 
@@ -161,35 +162,33 @@ fn result_row(
     })
 }
 
-pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, String> {
+pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, EngineError> {
     let started = browser::now_ms();
     let embedder = super::model::embedder()?;
     let (retrieval, turn) = with_searchable_index(|index, _| {
         let vector = embed_one(&embedder, text)?;
-        AssistedRetrieval::start(assist, method, index, text, vector, k)
+        Ok(AssistedRetrieval::start(assist, method, index, text, vector, k)?)
     })?;
     with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
     assist_turn(turn)
 }
 
-pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, String> {
-    let (mut retrieval, started) = with_engine(|engine| engine.assisted.take())?
-        .ok_or("no LLM-assisted retrieval is waiting for a reply (the engine was restarted)")?;
+pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, EngineError> {
+    let (mut retrieval, started) = with_engine(|engine| engine.assisted.take())?.ok_or(EngineError::NoAssistWaiting)?;
     let embedder = super::model::embedder()?;
     let turn = with_searchable_index(|index, _| {
         let embed = |text: &str| embed_one(&embedder, text);
-        retrieval.resume(index, reply, &embed)
+        Ok(retrieval.resume(index, reply, &embed)?)
     })?;
     with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
     assist_turn(turn)
 }
 
-fn assist_turn(turn: Turn) -> Result<AssistTurn, String> {
+fn assist_turn(turn: Turn) -> Result<AssistTurn, EngineError> {
     match turn {
         Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
         Turn::Done(chunks, trace) => {
-            let (_, started) =
-                with_engine(|engine| engine.assisted.take())?.ok_or("the LLM-assisted retrieval was lost")?;
+            let (_, started) = with_engine(|engine| engine.assisted.take())?.ok_or(EngineError::AssistLost)?;
             with_searchable_index(|index, waiting| {
                 let hits = group_by_document(index, &chunks, chunks.len());
                 Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.map(HashSet::len))))

@@ -10,6 +10,7 @@ use crate::retrieve::Method;
 use crate::store::pipeline::Base;
 use crate::store::{IndexedCorpus, Vectors};
 use crate::web::browser;
+use crate::web::error::{EngineError, EvaluationRefused};
 use crate::web::protocol::{Evaluation, FileBytes, Progress, Task};
 
 use super::indexing::run_pipeline;
@@ -39,28 +40,29 @@ impl DatasetFolder for EvaluationRequest {
 }
 
 /// Runs an evaluation as `quire eval` does: the same metrics, the same table.
-pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, String> {
+pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, EngineError> {
     let methods = request.methods.iter().map(|name| Method::parse(name)).collect::<Result<Vec<_>, _>>();
-    let methods = methods.map_err(|e| e.to_string())?;
+    let methods = methods.map_err(|e| EvaluationRefused::Method(e.to_string()))?;
     if methods.is_empty() {
-        return Err("choose at least one retriever to evaluate".into());
+        return Err(EvaluationRefused::NoMethod.into());
     }
     if request.cutoffs.iter().any(|&k| k == 0 || k > crate::eval::RUN_DEPTH) {
-        return Err(format!("every cut-off must be between 1 and {}", crate::eval::RUN_DEPTH));
+        return Err(EvaluationRefused::Cutoff(crate::eval::RUN_DEPTH).into());
     }
-    let labels = read_labels(&request, &request.split).map_err(|e| e.to_string())?;
+    let dataset_refused = |e: DatasetError| EvaluationRefused::Dataset(e.to_string());
+    let labels = read_labels(&request, &request.split).map_err(dataset_refused)?;
     let (key, index) = evaluation_index(&request).await?;
     let index = match methods.iter().any(Method::reads_node_vectors) && index.vectors() != Vectors::All {
         true => {
             let outcome = run_pipeline(Base::AllVectors { current: &index }, std::iter::empty()).await?;
-            (key, outcome.index.ok_or("the evaluation was cancelled")?)
+            (key, outcome.index.ok_or(EngineError::Cancelled)?)
         }
         false => (key, index),
     };
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
     let embedder = super::model::embedder()?;
     let indexed = crate::eval::indexed_document_ids(&index.1);
-    let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(|e| e.to_string())?;
+    let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(dataset_refused)?;
     let questions = dataset.queries.len();
     let mut progress = |method: &Method, done: usize| {
         let current = Some(method.name());
@@ -74,7 +76,7 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
         });
     };
     let report = crate::eval::evaluate(&index.1, &*embedder, &dataset, &settings, &mut progress, &browser::now_ms)
-        .map_err(|e| e.to_string());
+        .map_err(EngineError::from);
     let evaluated = report.map(|r| Evaluation { summary: r.summary(&index.1), table: r.table(), warnings: r.warnings });
     with_engine(|engine| engine.evaluated = Some(index))?;
     evaluated
@@ -82,10 +84,10 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, S
 
 /// The dataset's index: its prebuilt snapshot, or its corpus indexed here (through the pool), or the one
 /// the last evaluation of the same dataset built.
-async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, IndexedCorpus), String> {
+async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, IndexedCorpus), EngineError> {
     let corpus = match &request.snapshot {
         Some(_) => None,
-        None => Some(read_file(request, "corpus.jsonl").map_err(|e| e.to_string())?),
+        None => Some(read_file(request, "corpus.jsonl").map_err(|e| EvaluationRefused::Dataset(e.to_string()))?),
     };
     let source = request.snapshot.as_deref().unwrap_or_else(|| corpus.as_ref().map_or(&[][..], |c| c.1.as_slice()));
     let key = blake3::hash(source);
@@ -94,8 +96,12 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
     }
     if let Some(bytes) = &request.snapshot {
         let name = format!("{}'s index", request.dataset);
-        let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
-        index.check_model(super::model::embedder()?.identity()).map_err(|e| format!("{name}: {e}"))?;
+        let refused = |reason: &dyn std::fmt::Display| EvaluationRefused::Index {
+            name: name.clone(),
+            reason: reason.to_string(),
+        };
+        let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| refused(&e))?;
+        index.check_model(super::model::embedder()?.identity()).map_err(|e| refused(&e))?;
         return Ok((key, index));
     }
     let (name, bytes) = corpus.unwrap_or_default();
@@ -107,11 +113,11 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
     let file = SourceFile::new("corpus.jsonl", bytes);
     let outcome = run_pipeline(base, std::iter::once(Ok(file))).await?;
     if let Some(error) = outcome.report.errors.first() {
-        return Err(format!("{name}: {}", error.failure));
+        return Err(EvaluationRefused::Index { name, reason: error.failure.to_string() }.into());
     }
     if outcome.cancelled {
-        return Err("the evaluation was cancelled".into());
+        return Err(EngineError::Cancelled);
     }
-    let index = outcome.index.ok_or_else(|| format!("{name}: no document could be indexed"))?;
+    let index = outcome.index.ok_or(EvaluationRefused::NothingIndexed(name))?;
     Ok((key, index))
 }

@@ -11,6 +11,7 @@ use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::retrieve::over_fragments::{self, Ranked};
 use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON};
 use crate::web::browser;
+use crate::web::error::{EngineError, Replaced};
 use crate::web::protocol::{Answer, IndexState};
 
 use super::answers::{Shown, answer_shown};
@@ -24,12 +25,14 @@ pub(super) struct Fragments {
 
 /// Replaces the index with the one whose fragments lie in `folder`, with its centroids `by_meaning`; `name`
 /// says which in an error.
-pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<IndexState, String> {
+pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<IndexState, EngineError> {
     let lexicon_url = format!("{folder}/{LEXICON}");
     // The lexicon names the index every other part must belong to: never a copy the browser's cache kept
     // from an earlier version of the site.
     let lexicon = browser::fetch_bytes_revalidated(&lexicon_url).await?;
-    let index = FragmentedIndex::open(&lexicon).map_err(|e| format!("{name}: {lexicon_url}: {e}"))?;
+    let refused = |error| EngineError::Fragments { name: name.to_string(), error: Box::new(error) };
+    let index = FragmentedIndex::open(&lexicon)
+        .map_err(|e| refused(EngineError::Fragment { url: lexicon_url.clone(), reason: e.to_string() }))?;
     let state = IndexState {
         summary: index.summary().clone(),
         documents: index.documents().to_vec(),
@@ -37,7 +40,7 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
     };
     with_engine(|engine| engine.held = Held::Fragments(Box::new(Fragments { index, folder: folder.to_string() })))?;
     let centroids = if by_meaning { vec![Fragment::Centroids] } else { Vec::new() };
-    fetch_missing(|_| [vec![Fragment::Graph], centroids].concat()).await.map_err(|e| format!("{name}: {e}"))?;
+    fetch_missing(|_| [vec![Fragment::Graph], centroids].concat()).await.map_err(refused)?;
     Ok(state)
 }
 
@@ -47,21 +50,21 @@ pub(super) fn opened() -> bool {
 }
 
 /// The `k` best documents for `text` by words and through the graph, as the whole index ranks them.
-pub(super) async fn query(text: &str, k: usize) -> Result<Answer, String> {
+pub(super) async fn query(text: &str, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     // The graph names the summary buckets to fetch: a second step where it was not fetched yet.
     for _ in 0..2 {
         fetch_missing(|index| index.missing_for_words(text)).await?;
     }
-    let ranked = with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?
-        .ok_or("the question's words could not be looked up: their fragments were replaced meanwhile")?;
+    let ranked =
+        with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?.ok_or(Replaced::QuestionWords)?;
     let answer = finish(ranked, started).await?;
     Ok(Answer { model_loading: true, ..answer })
 }
 
 /// The `k` best documents for `text` by the standardised sum of dense and BM25 over the fragments, its
 /// vector embedded by `embedder`.
-pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, String> {
+pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     // Without centroids of the model loaded (another model's index) the fragments answer by words alone.
     let model = with_fragments(|index| Ok(index.model().cloned()))?;
@@ -73,17 +76,17 @@ pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: u
     // The centroids were fetched when the index was opened: the buckets and the partitions are known at once.
     fetch_missing(|index| [index.missing_for_query(text), index.missing_for_meaning(&vector)].concat()).await?;
     let ranked = with_fragments(|index| Ok(over_fragments::rank_by_meaning(index, text, &vector, k)))?
-        .ok_or("the question could not be looked up: its fragments were replaced meanwhile")?;
+        .ok_or(Replaced::Question)?;
     let answer = finish(ranked, started).await?;
     Ok(Answer { whole_index_loading: true, ..answer })
 }
 
 /// Fetches the text runs `ranked` shows, and answers.
-async fn finish(ranked: Ranked, started: f64) -> Result<Answer, String> {
+async fn finish(ranked: Ranked, started: f64) -> Result<Answer, EngineError> {
     let shown = with_fragments(|index| Ok(ranked.shown_chunks(index)))?;
     fetch_missing(|index| index.missing_for_chunks(shown.iter().copied())).await?;
     with_fragments(|index| {
-        let (hits, trace) = ranked.finish(index).ok_or("the results' texts were replaced meanwhile: ask again")?;
+        let (hits, trace) = ranked.finish(index).ok_or(Replaced::ResultTexts)?;
         let graph = over_fragments::trace_graph(index, &trace);
         let view = |chunk| index.chunk_view(chunk);
         let source = |document| index.source(document);
@@ -92,20 +95,20 @@ async fn finish(ranked: Ranked, started: f64) -> Result<Answer, String> {
     })
 }
 
-fn with_fragments<T>(f: impl FnOnce(&FragmentedIndex) -> Result<T, String>) -> Result<T, String> {
+fn with_fragments<T>(f: impl FnOnce(&FragmentedIndex) -> Result<T, EngineError>) -> Result<T, EngineError> {
     with_engine(|engine| match &engine.held {
         Held::Fragments(fragments) => f(&fragments.index),
-        _ => Err("no index is opened by its fragments".to_string()),
+        _ => Err(EngineError::NoFragments),
     })?
 }
 
 /// Fetches, all at once, the fragments `missing` names of the index held, and takes them in.
-async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) -> Result<(), String> {
+async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) -> Result<(), EngineError> {
     let (wanted, folder) = with_engine(|engine| match &engine.held {
         Held::Fragments(fragments) => Some((missing(&fragments.index), fragments.folder.clone())),
         _ => None,
     })?
-    .ok_or("no index is opened by its fragments")?;
+    .ok_or(EngineError::NoFragments)?;
     let urls: Vec<String> = wanted.iter().map(|fragment| format!("{folder}/{}", fragment.path())).collect();
     let fetched = join_all(urls.iter().map(|url| browser::fetch_bytes(url))).await;
     for ((fragment, url), bytes) in wanted.into_iter().zip(&urls).zip(fetched) {
@@ -116,16 +119,16 @@ async fn fetch_missing(missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) 
 
 /// Takes `bytes` of `fragment` into the index held; a part of another index (a copy the browser's cache
 /// kept from an earlier version of the site) is fetched again, confirmed with the server.
-async fn take_in(fragment: Fragment, bytes: Vec<u8>, url: &str) -> Result<(), String> {
+async fn take_in(fragment: Fragment, bytes: Vec<u8>, url: &str) -> Result<(), EngineError> {
     let add = |bytes: &[u8]| {
         with_engine(|engine| match &mut engine.held {
             Held::Fragments(fragments) => Ok(fragments.index.add(fragment, bytes)),
-            _ => Err("the index was replaced meanwhile".to_string()),
+            _ => Err(EngineError::Replaced(Replaced::Index)),
         })?
     };
     let added = match add(&bytes)? {
         Err(FragmentError::OtherIndex) => add(&browser::fetch_bytes_revalidated(url).await?)?,
         added => added,
     };
-    added.map_err(|e| format!("{url}: {e}"))
+    added.map_err(|e| EngineError::Fragment { url: url.to_string(), reason: e.to_string() })
 }

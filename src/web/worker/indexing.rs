@@ -13,6 +13,7 @@ use crate::store::{IndexBuilder, IndexedCorpus};
 
 use crate::web::browser;
 use crate::web::calls::Updated;
+use crate::web::error::EngineError;
 use crate::web::pool::Pool;
 use crate::web::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Task};
 
@@ -45,10 +46,10 @@ fn state(index: &IndexedCorpus) -> IndexState {
 /// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by another
 /// model than `model`, is refused and the current index kept. Opened before the model has loaded (`None`),
 /// the index is checked by the first question by meaning (`answers::query`).
-pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> Result<IndexState, String> {
-    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| format!("{name}: {e}"))?;
+pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> Result<IndexState, EngineError> {
+    let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| EngineError::snapshot(name, e))?;
     if let Some(model) = model {
-        index.check_model(model).map_err(|e| format!("{name}: {e}"))?;
+        index.check_model(model).map_err(|e| EngineError::snapshot(name, e))?;
     }
     let shown = state(&index);
     with_engine(|engine| engine.held = Held::Whole(Rc::new(index)))?;
@@ -60,7 +61,7 @@ pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> R
 /// questions while the files are parsed, then the new one as far as it is embedded (its new documents by
 /// their words at once, by their meaning as they are embedded); a Cancel or a failure leaves the index as
 /// it was.
-pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Updated, String> {
+pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Updated, EngineError> {
     let current = with_engine(|engine| engine.held.begin_update())??;
     if files.iter().map(|file| file.bytes.len()).sum::<usize>() >= POOL_EARLY_BYTES {
         with_engine(|engine| {
@@ -77,18 +78,21 @@ pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Resul
 
 /// Adds the vectors of pages, sections, entities and relations to an index of chunk vectors, through the
 /// engine's pipeline (`Base::AllVectors`), before a method that searches them runs; stoppable as an update.
-pub(super) async fn add_node_vectors() -> Result<Updated, String> {
+pub(super) async fn add_node_vectors() -> Result<Updated, EngineError> {
     let current = with_engine(|engine| engine.held.begin_update())??;
     let outcome = match current.as_deref() {
         Some(index) => run_pipeline(Base::AllVectors { current: index }, std::iter::empty()).await,
-        None => Err("there is no index to add vectors to".into()),
+        None => Err(EngineError::NoIndexForVectors),
     };
     replace_index(current, outcome)
 }
 
 /// The pipeline's new index in place of `current` (unless the user opened another meanwhile), and what
 /// the page shows of the run; after a failure, the index as it was.
-fn replace_index(current: Option<Rc<IndexedCorpus>>, outcome: Result<Outcome, String>) -> Result<Updated, String> {
+fn replace_index(
+    current: Option<Rc<IndexedCorpus>>,
+    outcome: Result<Outcome, EngineError>,
+) -> Result<Updated, EngineError> {
     let mut outcome = match outcome {
         Ok(outcome) => outcome,
         Err(failure) => {
@@ -114,7 +118,7 @@ fn replace_index(current: Option<Rc<IndexedCorpus>>, outcome: Result<Outcome, St
 pub(super) async fn run_pipeline(
     base: Base<'_>,
     files: impl ExactSizeIterator<Item = InputFile>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, EngineError> {
     run_pipeline_previewed(base, files, false).await
 }
 
@@ -123,14 +127,14 @@ async fn run_pipeline_previewed(
     base: Base<'_>,
     files: impl ExactSizeIterator<Item = InputFile>,
     previews: bool,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, EngineError> {
     with_engine(|engine| engine.cancelled = false)?;
     let embedder = super::model::embedder()?;
     let now = browser::now_ms();
     let mut page = Page { embedder, task: None, task_started: now, last_yield: now, previews };
     let count = files.len();
     let clock = || browser::now_ms() / 1000.0;
-    pipeline::run(&mut page, base, files, count, &clock).await.map_err(|e| e.to_string())
+    pipeline::run(&mut page, base, files, count, &clock).await.map_err(EngineError::from)
 }
 
 /// The page as the pipeline's host.
@@ -145,6 +149,7 @@ struct Page {
 
 impl Host for Page {
     type Embedder = MiniLmEmbedder;
+    type Error = EngineError;
 
     fn embedder(&self) -> &MiniLmEmbedder {
         &self.embedder
@@ -181,7 +186,7 @@ impl Host for Page {
         }
     }
 
-    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, String> {
+    async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EngineError> {
         embed(builder, self.previews).await
     }
 }
@@ -207,7 +212,7 @@ fn publish_preview(builder: &IndexBuilder) {
 
 /// Embeds every pending text, here or through the pool; `false` when cancelled. Through the pool with
 /// `previews`, in [`PREVIEW_ROUNDS`] rounds, each followed by a new preview.
-async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, String> {
+async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, EngineError> {
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
     let pooled = goes_to_pool(builder);
     let embedder = super::model::embedder()?;
@@ -244,7 +249,7 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Strin
         if cancelled() {
             return Ok(false);
         }
-        builder.embed_next(&*embedder, TEXTS_PER_SLICE).map_err(|e| e.to_string())?;
+        builder.embed_next(&*embedder, TEXTS_PER_SLICE)?;
         tell(builder.embedded());
     }
     Ok(true)
@@ -257,7 +262,7 @@ async fn embed_in_rounds(
     builder: &mut IndexBuilder,
     round: usize,
     tell: &dyn Fn(usize),
-) -> Result<bool, String> {
+) -> Result<bool, EngineError> {
     let several = round < builder.to_embed();
     while !builder.is_done() {
         if !pool.embed(builder, round, Some(&embed_here), &cancelled, tell).await? {
@@ -271,6 +276,6 @@ async fn embed_in_rounds(
 }
 
 /// Embeds with the engine's own model: the engine worker's share of a pool's jobs.
-pub(super) fn embed_here(texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-    super::model::embedder()?.embed(texts).map_err(|e| e.to_string())
+pub(super) fn embed_here(texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+    Ok(super::model::embedder()?.embed(texts)?)
 }

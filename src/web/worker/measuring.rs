@@ -4,13 +4,14 @@
 
 use crate::embed::TextEmbedder;
 use crate::web::browser;
+use crate::web::error::EngineError;
 use crate::web::pool::{EmbedHere, Pool};
 use crate::web::protocol::Benchmark;
 
 use super::indexing::embed_here;
 
 /// The JSON report of `benchmark`.
-pub(super) async fn measure(benchmark: Benchmark) -> Result<String, String> {
+pub(super) async fn measure(benchmark: Benchmark) -> Result<String, EngineError> {
     match benchmark {
         Benchmark::Embed { count, tokens, workers, here } => embedding(count, tokens, workers, here).await,
         Benchmark::Hnsw { vectors } => Ok(hnsw(vectors)),
@@ -33,7 +34,7 @@ fn hnsw(vectors: usize) -> String {
 /// Embedding throughput on `count` sequences of `tokens` word-pieces: in this worker alone (`workers` 0),
 /// or through a pool of `workers` embedding workers, each with its own model, this worker embedding its
 /// share too when `here` (as the app indexes).
-async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> Result<String, String> {
+async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> Result<String, EngineError> {
     if workers == 0 {
         let embedder = super::model::embedder()?;
         let embedder = &*embedder;
@@ -42,14 +43,14 @@ async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> R
         web_sys::console::profile_1(&"embedding".into());
         let report = crate::bench::measure_throughput(embedder, count, tokens, &browser::now_ms);
         web_sys::console::profile_end_1(&"embedding".into());
-        let report = report.map_err(|e| e.to_string())?;
+        let report = report?;
         // What was embedded and what came out, so that another runtime can be checked against it.
         let texts = crate::bench::sample_sequences(embedder, count, tokens);
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let ids =
-            refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-        let vectors = embedder.embed(&refs).map_err(|e| e.to_string())?;
-        let mut json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        let ids = refs.iter().map(|t| embedder.token_ids(t)).collect::<Result<Vec<_>, _>>()?;
+        let vectors = embedder.embed(&refs)?;
+        // A report of numbers always serialises.
+        let mut json = serde_json::to_value(&report).unwrap_or_default();
         json["token_ids"] = serde_json::json!(ids);
         json["vectors"] = serde_json::json!(vectors);
         // The module's linear memory once the plans these shapes need are built and used.

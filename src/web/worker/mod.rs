@@ -33,6 +33,7 @@ use crate::store::IndexedCorpus;
 
 use super::browser;
 use super::calls::{Engine as Serves, Request, dispatch};
+use super::error::{EngineError, Replaced};
 use super::pool::Pool;
 use super::protocol::{FromEngine, Progress, ToEngine, from_js, post_to_parent};
 
@@ -83,12 +84,12 @@ impl Held {
     }
 
     /// An update begins on the index held, which it is given; an update begun meanwhile builds on the same.
-    fn begin_update(&mut self) -> Result<Option<Rc<IndexedCorpus>>, &'static str> {
+    fn begin_update(&mut self) -> Result<Option<Rc<IndexedCorpus>>, EngineError> {
         let current = match self {
             Held::Empty => None,
             Held::Whole(index) => Some(index.clone()),
             Held::Updating { current, .. } => return Ok(current.clone()),
-            Held::Fragments(_) => return Err(requests::FRAGMENTS_HELD),
+            Held::Fragments(_) => return Err(EngineError::WholeIndexLoading),
         };
         *self = Held::Updating { current: current.clone(), preview: None };
         Ok(current)
@@ -111,7 +112,11 @@ impl Held {
 
     /// The update begun on `from` ends: with `built` in its place, unless another index was opened
     /// meanwhile (it would silently undo that one); without, the index as it was answers again.
-    fn end_update(&mut self, from: &Option<Rc<IndexedCorpus>>, built: Option<IndexedCorpus>) -> Result<(), String> {
+    fn end_update(
+        &mut self,
+        from: &Option<Rc<IndexedCorpus>>,
+        built: Option<IndexedCorpus>,
+    ) -> Result<(), EngineError> {
         let unchanged = match (self.whole(), from) {
             (Some(now), Some(then)) => Rc::ptr_eq(now, then),
             (now, then) => now.is_none() && then.is_none() && !matches!(self, Held::Fragments(_)),
@@ -120,9 +125,7 @@ impl Held {
             *self = current.take().map_or(Held::Empty, Held::Whole);
         }
         match built {
-            Some(_) if !unchanged => {
-                Err("the index was replaced while these files were indexed; add them again".to_string())
-            }
+            Some(_) if !unchanged => Err(Replaced::WhileIndexing.into()),
             Some(index) => {
                 *self = Held::Whole(Rc::new(index));
                 Ok(())
@@ -189,7 +192,7 @@ fn start<E: Serves + 'static>() {
     post(&FromEngine::Started(Ok(())));
 }
 
-type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>>>>;
+type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, EngineError>>>>;
 
 fn listen(handle: Handler) {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js(&event) {
@@ -200,39 +203,36 @@ fn listen(handle: Handler) {
             let reply = handle(request).await.map(serde_bytes::ByteBuf::from);
             post(&FromEngine::Reply { id, reply });
         }),
-        Err(reason) => post(&FromEngine::Crashed(reason)),
+        Err(damaged) => post(&FromEngine::Crashed(damaged.to_string())),
     });
     scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     handler.forget();
 }
 
-fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, String> {
-    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or_else(|| "the engine is not started yet".to_string())
+fn with_engine<T>(f: impl FnOnce(&mut Engine) -> T) -> Result<T, EngineError> {
+    ENGINE.with(|e| e.borrow_mut().as_mut().map(f)).ok_or(EngineError::NotStarted)
 }
 
-fn with_index<T>(f: impl FnOnce(&IndexedCorpus) -> Result<T, String>) -> Result<T, String> {
+fn with_index<T>(f: impl FnOnce(&IndexedCorpus) -> Result<T, EngineError>) -> Result<T, EngineError> {
     with_engine(|engine| match engine.held.whole() {
         Some(index) => f(index),
         None => Err(no_index(&engine.held)),
     })?
 }
 
-fn no_index(held: &Held) -> String {
+fn no_index(held: &Held) -> EngineError {
     match held {
-        Held::Fragments(_) => {
-            "this is answered once the whole index has loaded; until then questions are answered from its fragments"
-        }
-        _ => "no documents are indexed yet",
+        Held::Fragments(_) => EngineError::AnsweredOnceWhole,
+        _ => EngineError::NoIndex,
     }
-    .to_string()
 }
 
 /// Questions are answered from the index being built while an update embeds (with its documents that
 /// still wait for vectors), else from the index (`None`).
 fn with_searchable_index<T>(
-    f: impl FnOnce(&IndexedCorpus, Option<&HashSet<DocId>>) -> Result<T, String>,
-) -> Result<T, String> {
+    f: impl FnOnce(&IndexedCorpus, Option<&HashSet<DocId>>) -> Result<T, EngineError>,
+) -> Result<T, EngineError> {
     with_engine(|engine| match &engine.held {
         Held::Updating { preview: Some(preview), .. } => f(&preview.index, Some(&preview.waiting)),
         held => match held.whole() {

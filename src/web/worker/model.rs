@@ -11,6 +11,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::web::browser;
+use crate::web::error::{EngineError, ModelLoadError, ModelUnavailable};
 use crate::web::model::load_embedder;
 use crate::web::protocol::{FromEngine, Progress, Task};
 
@@ -22,7 +23,7 @@ pub(super) enum Model {
     /// Still downloading; whoever waits for it is told when it is loaded or has failed.
     Loading(Vec<oneshot::Sender<()>>),
     Loaded(Rc<MiniLmEmbedder>),
-    Failed(String),
+    Failed(ModelLoadError),
 }
 
 /// Starts loading the model, unless it was started before (its download reported as progress); the page is
@@ -56,13 +57,13 @@ pub(super) fn load() {
             super::with_index(|index| Ok(index.check_model(embedder.identity()).err())).ok().flatten()
         });
         let told = match (&loaded, index_of_another_model) {
-            (_, Some(mismatch)) => Err(mismatch.to_string()),
+            (_, Some(mismatch)) => Err(ModelUnavailable::OtherModel(mismatch)),
             (Ok(_), None) => Ok(browser::wasm_memory_bytes()),
-            (Err(reason), None) => Err(reason.clone()),
+            (Err(reason), None) => Err(ModelUnavailable::Load(reason.clone())),
         };
         let now = match loaded {
             Ok(embedder) => Model::Loaded(Rc::new(embedder)),
-            Err(reason) => Model::Failed(format!("the embedding model could not be loaded: {reason}")),
+            Err(reason) => Model::Failed(reason),
         };
         if let Ok(Model::Loading(waiting)) = with_engine(|engine| std::mem::replace(&mut engine.model, now)) {
             for waiter in waiting {
@@ -84,16 +85,16 @@ pub(super) fn loaded() -> Option<Rc<MiniLmEmbedder>> {
 }
 
 /// The model now: an error while it loads or when it failed.
-pub(super) fn embedder() -> Result<Rc<MiniLmEmbedder>, String> {
+pub(super) fn embedder() -> Result<Rc<MiniLmEmbedder>, EngineError> {
     with_engine(|engine| match &engine.model {
         Model::Loaded(embedder) => Ok(embedder.clone()),
-        Model::NotRequested | Model::Loading(_) => Err("the embedding model is still loading".to_string()),
-        Model::Failed(reason) => Err(reason.clone()),
+        Model::NotRequested | Model::Loading(_) => Err(EngineError::ModelLoading),
+        Model::Failed(reason) => Err(EngineError::ModelFailed(reason.clone())),
     })?
 }
 
 /// The model once it has loaded, or why it could not be.
-pub(super) async fn ready() -> Result<Rc<MiniLmEmbedder>, String> {
+pub(super) async fn ready() -> Result<Rc<MiniLmEmbedder>, EngineError> {
     load();
     let wait = with_engine(|engine| match &mut engine.model {
         Model::Loading(waiting) => {

@@ -12,6 +12,7 @@ use crate::web::calls::{
     AddNodeVectors, AssistReply, Evaluate, Export, GraphOverview, Open, OpenFragments, OpenSaved, Outline, Query, Save,
     Serve, Snapshot, StartAssist, Update, Updated, refuse,
 };
+use crate::web::error::EngineError;
 use crate::web::protocol::{Answer, AssistTurn, Benchmark, Evaluation, IndexState};
 use crate::web::storage;
 
@@ -23,96 +24,90 @@ pub(super) struct Full;
 /// The engine that answers by words while the full one loads (the page's own module).
 pub(super) struct ByWords;
 
-/// What the full engine says of a change asked of an index it holds by its fragments.
-pub(super) const FRAGMENTS_HELD: &str = "the site's whole index is still loading: this can be done once it has";
-
-/// What the engine by words says of a request only the full engine serves.
-const NEEDS_THE_MODEL: &str = "this needs the embedding model, which is still loading";
-
-fn export() -> Result<Snapshot, String> {
-    with_index(|index| index.to_snapshot().map_err(|e| e.to_string())).map(Snapshot)
+fn export() -> Result<Snapshot, EngineError> {
+    with_index(|index| index.to_snapshot().map_err(|e| EngineError::Export(e.to_string()))).map(Snapshot)
 }
 
-async fn save() -> Result<(), String> {
-    storage::save(&export()?.0).await
+async fn save() -> Result<(), EngineError> {
+    storage::save(&export()?.0).await.map_err(EngineError::Storage)
 }
 
 /// What the saved index is called in messages.
 const SAVED_INDEX: &str = "the index saved in this browser";
 
 /// The saved index's bytes, if one is saved.
-async fn saved() -> Result<Option<Vec<u8>>, String> {
-    storage::load().await.map_err(|reason| format!("{SAVED_INDEX}: {reason}"))
+async fn saved() -> Result<Option<Vec<u8>>, EngineError> {
+    storage::load().await.map_err(EngineError::SavedIndex)
 }
 
-fn overview(max_nodes: usize) -> Result<Overview, String> {
+fn overview(max_nodes: usize) -> Result<Overview, EngineError> {
     with_index(|index| Ok(Overview::build(index.corpus(), index.chunk_graph(), max_nodes)))
 }
 
 impl Serve<Export> for Full {
-    async fn serve(_: Export) -> Result<Snapshot, String> {
+    async fn serve(_: Export) -> Result<Snapshot, EngineError> {
         export()
     }
 }
 
 impl Serve<Export> for ByWords {
-    async fn serve(_: Export) -> Result<Snapshot, String> {
+    async fn serve(_: Export) -> Result<Snapshot, EngineError> {
         export()
     }
 }
 
 impl Serve<Save> for Full {
-    async fn serve(_: Save) -> Result<(), String> {
+    async fn serve(_: Save) -> Result<(), EngineError> {
         save().await
     }
 }
 
 impl Serve<Save> for ByWords {
-    async fn serve(_: Save) -> Result<(), String> {
+    async fn serve(_: Save) -> Result<(), EngineError> {
         save().await
     }
 }
 
 impl Serve<OpenSaved> for ByWords {
-    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, String> {
+    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, EngineError> {
         let Some(bytes) = saved().await? else { return Ok(None) };
         indexing::open(SAVED_INDEX, &bytes, None).map(Some)
     }
 }
 
 impl Serve<OpenSaved> for Full {
-    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, String> {
+    async fn serve(_: OpenSaved) -> Result<Option<IndexState>, EngineError> {
         let Some(bytes) = saved().await? else { return Ok(None) };
         <Full as Serve<Open>>::serve(Open { name: SAVED_INDEX.into(), bytes }).await.map(Some)
     }
 }
 
 impl Serve<GraphOverview> for Full {
-    async fn serve(call: GraphOverview) -> Result<Overview, String> {
+    async fn serve(call: GraphOverview) -> Result<Overview, EngineError> {
         overview(call.max_nodes)
     }
 }
 
 impl Serve<GraphOverview> for ByWords {
-    async fn serve(call: GraphOverview) -> Result<Overview, String> {
+    async fn serve(call: GraphOverview) -> Result<Overview, EngineError> {
         overview(call.max_nodes)
     }
 }
 
 impl Serve<Open> for ByWords {
-    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, String> {
+    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, EngineError> {
         indexing::open(&name, &bytes, None)
     }
 }
 
 impl Serve<OpenFragments> for ByWords {
-    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, String> {
+    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, EngineError> {
         fragments::open(&name, &folder, false).await
     }
 }
 
 impl Serve<Query> for ByWords {
-    async fn serve(Query { text, k, .. }: Query) -> Result<Answer, String> {
+    async fn serve(Query { text, k, .. }: Query) -> Result<Answer, EngineError> {
         match fragments::opened() {
             true => fragments::query(&text, k).await,
             false => answers::query_by_words(&text, k),
@@ -121,18 +116,18 @@ impl Serve<Query> for ByWords {
 }
 
 impl Serve<Outline> for ByWords {
-    async fn serve(Outline { source, .. }: Outline) -> Result<DocumentOutline, String> {
+    async fn serve(Outline { source, .. }: Outline) -> Result<DocumentOutline, EngineError> {
         answers::outline(&source, None)
     }
 }
 
-refuse!(ByWords, NEEDS_THE_MODEL, [Update, AddNodeVectors, StartAssist, AssistReply, Evaluate, Benchmark]);
+refuse!(ByWords, EngineError::NeedsTheModel, [Update, AddNodeVectors, StartAssist, AssistReply, Evaluate, Benchmark]);
 
 // A retrieval waiting for the LLM holds ids of the index it started on: every call that replaces or
 // changes the index forgets it.
 
 impl Serve<Open> for Full {
-    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, String> {
+    async fn serve(Open { name, bytes }: Open) -> Result<IndexState, EngineError> {
         answers::forget_assisted();
         let embedder = model::loaded();
         indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity()))
@@ -140,7 +135,7 @@ impl Serve<Open> for Full {
 }
 
 impl Serve<OpenFragments> for Full {
-    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, String> {
+    async fn serve(OpenFragments { name, folder }: OpenFragments) -> Result<IndexState, EngineError> {
         answers::forget_assisted();
         fragments::open(&name, &folder, true).await
     }
@@ -148,15 +143,15 @@ impl Serve<OpenFragments> for Full {
 
 /// What an index held by its fragments cannot do: change, or run an assisted retrieval, until it is
 /// whole. Otherwise the model, once it has loaded (opening and questions by words go on while it loads).
-async fn whole_index_and_model() -> Result<(), String> {
+async fn whole_index_and_model() -> Result<(), EngineError> {
     if fragments::opened() {
-        return Err(FRAGMENTS_HELD.into());
+        return Err(EngineError::WholeIndexLoading);
     }
     model::ready().await.map(drop)
 }
 
 impl Serve<Update> for Full {
-    async fn serve(Update { files, removed }: Update) -> Result<Updated, String> {
+    async fn serve(Update { files, removed }: Update) -> Result<Updated, EngineError> {
         whole_index_and_model().await?;
         answers::forget_assisted();
         indexing::update(files, removed).await
@@ -164,7 +159,7 @@ impl Serve<Update> for Full {
 }
 
 impl Serve<AddNodeVectors> for Full {
-    async fn serve(_: AddNodeVectors) -> Result<Updated, String> {
+    async fn serve(_: AddNodeVectors) -> Result<Updated, EngineError> {
         whole_index_and_model().await?;
         answers::forget_assisted();
         indexing::add_node_vectors().await
@@ -172,7 +167,7 @@ impl Serve<AddNodeVectors> for Full {
 }
 
 impl Serve<Query> for Full {
-    async fn serve(Query { text, method, k }: Query) -> Result<Answer, String> {
+    async fn serve(Query { text, method, k }: Query) -> Result<Answer, EngineError> {
         match model::loaded() {
             Some(embedder) if fragments::opened() => match fragments::query_by_meaning(&embedder, &text, k).await {
                 // The whole index opened while the question was looked up in the fragments.
@@ -187,21 +182,21 @@ impl Serve<Query> for Full {
 }
 
 impl Serve<StartAssist> for Full {
-    async fn serve(StartAssist { text, method, k, assist }: StartAssist) -> Result<AssistTurn, String> {
+    async fn serve(StartAssist { text, method, k, assist }: StartAssist) -> Result<AssistTurn, EngineError> {
         whole_index_and_model().await?;
         answers::start_assisted(&text, method.method(), k, assist)
     }
 }
 
 impl Serve<AssistReply> for Full {
-    async fn serve(AssistReply { reply }: AssistReply) -> Result<AssistTurn, String> {
+    async fn serve(AssistReply { reply }: AssistReply) -> Result<AssistTurn, EngineError> {
         model::ready().await?;
         answers::resume_assisted(&reply)
     }
 }
 
 impl Serve<Outline> for Full {
-    async fn serve(Outline { source, query }: Outline) -> Result<DocumentOutline, String> {
+    async fn serve(Outline { source, query }: Outline) -> Result<DocumentOutline, EngineError> {
         // Unscored while the model loads.
         let vector = match (query, model::loaded()) {
             (Some(text), Some(embedder)) => Some(answers::embed_one(&embedder, text.as_str())?),
@@ -212,7 +207,7 @@ impl Serve<Outline> for Full {
 }
 
 impl Serve<Evaluate> for Full {
-    async fn serve(call: Evaluate) -> Result<Evaluation, String> {
+    async fn serve(call: Evaluate) -> Result<Evaluation, EngineError> {
         model::ready().await?;
         let Evaluate { dataset, split, files, snapshot, methods, cutoffs } = call;
         let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
@@ -222,13 +217,13 @@ impl Serve<Evaluate> for Full {
 
 impl Serve<Benchmark> for Full {
     #[cfg(feature = "bench")]
-    async fn serve(benchmark: Benchmark) -> Result<String, String> {
+    async fn serve(benchmark: Benchmark) -> Result<String, EngineError> {
         model::ready().await?;
         super::measuring::measure(benchmark).await
     }
 
     #[cfg(not(feature = "bench"))]
-    async fn serve(_: Benchmark) -> Result<String, String> {
-        Err("this build measures nothing: build it with `trunk build --features bench`".into())
+    async fn serve(_: Benchmark) -> Result<String, EngineError> {
+        Err(EngineError::NoBenchmarks)
     }
 }
