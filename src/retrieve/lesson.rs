@@ -281,10 +281,13 @@ mod tests {
                     prop_assert!(!lesson.title.trim().is_empty() && !lesson.steps.is_empty(), "{lesson:?}");
                     prop_assert!(lesson.steps.iter().all(|s| s.retrievers().len() == s.compare.len()), "{lesson:?}");
                 }
-                Err(reason) => prop_assert!(
-                    REASONS.iter().any(|start| reason.starts_with(start)) && reason.len() > "step ".len(),
-                    "{reason:?}"
-                ),
+                Err(reason) => {
+                    let reason = reason.to_string();
+                    prop_assert!(
+                        REASONS.iter().any(|start| reason.starts_with(start)) && reason.len() > "step ".len(),
+                        "{reason:?}"
+                    )
+                }
             }
         }
 
@@ -311,6 +314,7 @@ mod tests {
                     read.steps.iter().try_for_each(runs_as_written)?;
                 }
                 (Err(reason), Some(expected)) => {
+                    let reason = reason.to_string();
                     prop_assert!(reason.starts_with(&expected), "{reason:?} vs {expected:?}")
                 }
                 (read, expected) => prop_assert!(false, "{read:?} where {expected:?} was expected"),

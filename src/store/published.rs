@@ -210,6 +210,7 @@ mod tests {
             match Published::from_json(&bytes) {
                 Ok(published) => prop_assert!(!published.corpora.is_empty(), "{published:?}"),
                 Err(reason) => {
+                    let reason = reason.to_string();
                     prop_assert!(reason.starts_with(MANIFEST) && reason.len() > MANIFEST.len() + 2, "{reason:?}")
                 }
             }
@@ -227,10 +228,11 @@ mod tests {
             let read = Published::from_json(&serde_json::to_vec(&published).unwrap());
             match (read, first_outside(&published)) {
                 (Ok(read), None) if !published.corpora.is_empty() => prop_assert_eq!(read, published),
-                (Err(reason), None) => prop_assert_eq!(reason, format!("{MANIFEST} lists no corpus")),
-                (Err(reason), Some(path)) => {
-                    prop_assert_eq!(reason, format!("{MANIFEST}: {path:?} is not a path inside the build"))
-                }
+                (Err(reason), None) => prop_assert_eq!(reason.to_string(), format!("{MANIFEST} lists no corpus")),
+                (Err(reason), Some(path)) => prop_assert_eq!(
+                    reason.to_string(),
+                    format!("{MANIFEST}: {path:?} is not a path inside the build")
+                ),
                 (read, path) => prop_assert!(false, "{read:?} with {path:?} outside the build"),
             }
         }

@@ -457,9 +457,12 @@ fn small_files() -> &'static HashMap<String, Vec<u8>> {
     FILES.get_or_init(|| split(index(), SMALL))
 }
 
+/// A method's answer: its documents and its trace.
+type Answered = (Vec<DocumentHit>, Trace);
+
 /// The whole index's answers to [`ASKED`], by words, then the last by meaning, and that question's vector.
-fn whole_answers() -> &'static ([(Vec<DocumentHit>, Trace); 3], Vec<f32>) {
-    static ANSWERS: OnceLock<([(Vec<DocumentHit>, Trace); 3], Vec<f32>)> = OnceLock::new();
+fn whole_answers() -> &'static ([Answered; 3], Vec<f32>) {
+    static ANSWERS: OnceLock<([Answered; 3], Vec<f32>)> = OnceLock::new();
     ANSWERS.get_or_init(|| {
         let vector = common::embedder().embed(&[ASKED[1]]).unwrap().remove(0);
         let hybrid =
