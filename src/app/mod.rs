@@ -1,10 +1,10 @@
-//! The browser app (wasm32 only). The page (this module's components) renders state and forwards user
-//! actions; the engine runs in a Web Worker (`worker/`, reached through `engine.rs`) with a pool of
-//! embedding workers (`pool.rs`), so the page never stalls while documents are parsed, embedded and indexed,
-//! and a crash while parsing one file loses neither the other files nor the index. All retrieval happens in
-//! the engine; nothing here ranks or scores. Two modules are built from this code: the page's
-//! (`start_page`), whose engine answers by words at once, and the engine's (`start_engine`), with the
-//! embedder and the parsers, which takes over once its model has loaded.
+//! The browser app's page (wasm32 only): its views and their state. It renders state and forwards user
+//! actions; the engine runs in a Web Worker with a pool of embedding workers (`crate::web`, reached through
+//! `web::client`), so the page never stalls while documents are parsed, embedded and indexed, and a crash
+//! while parsing one file loses neither the other files nor the index. All retrieval happens in the engine;
+//! nothing here ranks or scores. This is the page's module's entry (`start_page`), whose worker answers by
+//! words at once; the engine's module (`web::start_engine`), with the embedder and the parsers, takes over
+//! once its model has loaded.
 //!
 //! State is small and owned where it is used: the index and the engine calls around it in `session.rs`,
 //! the question and what it found in `results.rs`, the method controls in `controls.rs`, the conversation

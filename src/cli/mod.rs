@@ -1,5 +1,7 @@
 //! The native command line: build, update, inspect and query snapshot files, and evaluate retrieval on
 //! labelled data. Presentation only: every step is an engine call.
+//!
+//! Over 400 lines: every command and flag is declared here, so that the CLI reads as one table; each command's work is a module of its own.
 
 mod ask;
 mod eval;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
 use quire::eval;
@@ -82,6 +83,6 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
         }
     }
     std::fs::write(&args.output, model.to_bytes()).with_context(named(&args.output))?;
-    println!("wrote {} ({})", args.output.display(), Method::Learned(model.into()).description());
+    println!("wrote {} ({})", args.output.display(), Method::Learned(Arc::new(model)).description());
     Ok(())
 }

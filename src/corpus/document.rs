@@ -1,6 +1,8 @@
 //! The laid-out document every parser produces: one normalised plain text with typed block spans and link
 //! spans into it. Chunks, mentions and provenance are all byte ranges of this one string, so a document's
 //! text is stored once.
+//!
+//! Over 400 lines: the document model and the one builder every parser writes it with, whose invariants (spans inside the text, blocks in order) are kept in one place.
 
 use serde::{Deserialize, Serialize};
 

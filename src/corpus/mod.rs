@@ -1,6 +1,8 @@
 //! Ingest and structure: files in any supported format become [`Document`]s (normalised text with block
 //! and link spans), and a set of documents becomes a [`Corpus`]: the section tree, token-bounded chunks,
 //! entities, mentions and relations that the knowledge graph is made of.
+//!
+//! Over 400 lines: the one path from a file to its documents (format detection, the parser guard, the report of a batch and its errors) reads in one place; each format is a module of its own.
 
 mod build;
 pub mod chunking;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::default_method::{self, DEFAULT, WORDS};
+use super::fusion::learned::LearnedFusion;
 use super::{Fusion, FusionModel, Retriever};
 
 /// A named way to rank chunks: one retriever, several fused with weights, or several fused by a trained
@@ -16,7 +17,7 @@ pub enum Method {
         fusion: Fusion,
         inputs: Vec<(Retriever, f32)>,
     },
-    Learned(Arc<FusionModel>),
+    Learned(Arc<dyn LearnedFusion>),
     /// The default: the hybrid's first documents, then the join's and the hybrid's in turn
     /// (`default_method.rs`).
     Default,

@@ -43,7 +43,7 @@ pub use default_method::{DEFAULT, WORDS};
 pub use dense::dense;
 pub use entity::entity;
 pub use execute::{GivenRun, labelled_candidates};
-pub use fusion::learned::{FusionModel, FusionModelError};
+pub use fusion::learned::{FusionModel, FusionModelError, LearnedFusion};
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
 pub use grouping::{DocumentHit, group_by_document};
 pub use hub::{hub, hub_score};

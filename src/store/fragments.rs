@@ -13,6 +13,8 @@
 //! a file a cache kept from an earlier site, another index's file, or a damaged one is refused, never mixed
 //! in. Scores come from the whole index's own scoring ([`TextLengths::scores`]), so an answer by words over
 //! the fragments is the whole index's to the bit (`tests/integration/fragments.rs` tests it).
+//!
+//! Over 400 lines: the fragment format's writer and reader share its layout, and are kept side by side so that they cannot drift apart.
 
 mod graph;
 mod nibbles;

@@ -132,6 +132,49 @@ pub(crate) fn promising_count(candidates: usize, share: f64) -> usize {
     ((candidates as f64 * share).ceil() as usize).clamp(1.min(candidates), candidates)
 }
 
+/// Learned fusion as a method holds it (`Method::Learned`): a trait object, so that code that only names,
+/// compares or drops a method (the page's module) does not link the tensor library; only code that loads a
+/// network names [`FusionModel`], its one implementation.
+pub trait LearnedFusion: std::fmt::Debug + Send + Sync {
+    /// The retrievers whose standardised scores are the network's inputs, in column order.
+    fn retrievers(&self) -> &[Retriever];
+    /// What the trainer recorded: data, split, sizes, losses.
+    fn about(&self) -> &About;
+    /// The `k` best candidates of `lists` (one per retriever it reads, in its order).
+    fn fuse(&self, lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk>;
+    /// The same network: the same retrievers, cascade and bit-identical weights.
+    fn same_as(&self, other: &dyn LearnedFusion) -> bool;
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl PartialEq for dyn LearnedFusion {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_as(other)
+    }
+}
+
+impl LearnedFusion for FusionModel {
+    fn retrievers(&self) -> &[Retriever] {
+        &self.retrievers
+    }
+
+    fn about(&self) -> &About {
+        &self.about
+    }
+
+    fn fuse(&self, lists: &[&[ScoredChunk]], k: usize) -> Vec<FusedChunk> {
+        FusionModel::fuse(self, lists, k)
+    }
+
+    fn same_as(&self, other: &dyn LearnedFusion) -> bool {
+        other.as_any().downcast_ref::<FusionModel>().is_some_and(|other| self == other)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 impl std::fmt::Debug for FusionModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FusionModel")

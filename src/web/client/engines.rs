@@ -10,6 +10,8 @@
 //!     │                           └──────── end_next ─────────────┘  (no model, a crash, a restart)
 //!     └───────── a crash of the engine answering ── start(Full) from any stage ──▶ Full
 //! ```
+//!
+//! Over 400 lines: the stages and every transition between them are one state machine, read in one place.
 
 use std::cell::RefCell;
 use std::rc::Rc;

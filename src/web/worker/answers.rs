@@ -18,9 +18,23 @@ use crate::web::protocol::{Answer, AssistTurn, ResultRow};
 
 use super::{with_engine, with_searchable_index};
 
+/// An LLM-assisted retrieval waiting for the LLM's reply, and when it started.
+struct Waiting {
+    retrieval: AssistedRetrieval,
+    started: f64,
+}
+
 /// Drops the assisted retrieval waiting for the LLM, if any (its chunk ids are the old index's).
 pub(super) fn forget_assisted() {
     let _ = with_engine(|engine| engine.assisted = None);
+}
+
+fn park(waiting: Waiting) -> Result<(), EngineError> {
+    with_engine(|engine| engine.assisted = Some(Box::new(waiting)))
+}
+
+fn take_waiting() -> Result<Option<Waiting>, EngineError> {
+    with_engine(|engine| engine.assisted.take().and_then(|parked| parked.downcast::<Waiting>().ok()).map(|w| *w))
 }
 
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
@@ -169,18 +183,18 @@ pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assis
         let vector = embed_one(&embedder, text)?;
         Ok(AssistedRetrieval::start(assist, method, index, text, vector, k)?)
     })?;
-    with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
+    park(Waiting { retrieval, started })?;
     assist_turn(turn)
 }
 
 pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, EngineError> {
-    let (mut retrieval, started) = with_engine(|engine| engine.assisted.take())?.ok_or(EngineError::NoAssistWaiting)?;
+    let Waiting { mut retrieval, started } = take_waiting()?.ok_or(EngineError::NoAssistWaiting)?;
     let embedder = super::model::embedder()?;
     let turn = with_searchable_index(|index, _| {
         let embed = |text: &str| embed_one(&embedder, text);
         Ok(retrieval.resume(index, reply, &embed)?)
     })?;
-    with_engine(|engine| engine.assisted = Some((retrieval, started)))?;
+    park(Waiting { retrieval, started })?;
     assist_turn(turn)
 }
 
@@ -188,7 +202,7 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, EngineError> {
     match turn {
         Turn::Ask(messages) => Ok(AssistTurn::Ask(messages)),
         Turn::Done(chunks, trace) => {
-            let (_, started) = with_engine(|engine| engine.assisted.take())?.ok_or(EngineError::AssistLost)?;
+            let Waiting { started, .. } = take_waiting()?.ok_or(EngineError::AssistLost)?;
             with_searchable_index(|index, waiting| {
                 let hits = group_by_document(index, &chunks, chunks.len());
                 Ok(AssistTurn::Done(answer(index, &hits, trace, started, waiting.map(HashSet::len))))

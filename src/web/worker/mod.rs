@@ -28,7 +28,6 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::corpus::DocId;
-use crate::retrieve::assist::AssistedRetrieval;
 use crate::store::IndexedCorpus;
 
 use super::browser;
@@ -45,8 +44,10 @@ struct Engine {
     /// The last evaluated dataset's index, by the blake3 of what it was built from: a second evaluation of
     /// the same dataset (other methods, other cut-offs) embeds nothing.
     evaluated: Option<(blake3::Hash, IndexedCorpus)>,
-    /// The LLM-assisted retrieval waiting for the LLM's reply, and when it started (`answers`).
-    assisted: Option<(AssistedRetrieval, f64)>,
+    /// The LLM-assisted retrieval waiting for the LLM's reply (`answers::Waiting`). Its type is erased: it
+    /// holds a method, and a method may hold learned fusion's network, which the page's module (whose engine
+    /// never assists) must not link, not even to drop one; only the code that parks a retrieval names it.
+    assisted: Option<Box<dyn std::any::Any>>,
     /// Set by the page's Cancel, which the message loop reads between the slices of a long step.
     cancelled: bool,
 }
