@@ -37,8 +37,10 @@ struct Cli {
 enum Command {
     /// Index files and folders into a snapshot. Vectors already in an existing output are reused.
     Index {
+        /// Files and folders to index (folders are read recursively; what is not a document is reported).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// The snapshot to write (`.quire`); written whole or not at all.
         #[arg(short, long)]
         output: PathBuf,
         /// Ignore an existing output file instead of reusing its embeddings.
