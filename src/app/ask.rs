@@ -101,12 +101,25 @@ pub fn AskPanel(
         });
     };
 
+    // `/` puts the cursor in the question, as on most search pages, unless a field already has the key.
+    let question_field = NodeRef::<leptos::html::Input>::new();
+    let slash = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() != "/" || ev.default_prevented() || super::keys::typing(&ev) || super::keys::modified(&ev) {
+            return;
+        }
+        if let Some(field) = question_field.get_untracked() {
+            ev.prevent_default();
+            let _ = field.focus();
+        }
+    });
+    on_cleanup(move || slash.remove());
+
     view! {
         <section class="panel" aria-labelledby="ask-heading">
             <h2 id="ask-heading">"Ask"</h2>
             <form on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); run_query(); }>
                 <label class="visually-hidden" for="query">"Question"</label>
-                <input id="query" type="search" placeholder="Ask the corpus…"
+                <input id="query" type="search" placeholder="Ask the corpus… (press / to come here)" node_ref=question_field
                     prop:value=move || query_text.get()
                     on:input=move |ev| query_text.set(event_target_value(&ev)) />
                 <button id="search" type="submit" disabled=move || !ready()>"Search"</button>

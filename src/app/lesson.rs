@@ -41,14 +41,10 @@ pub fn LessonPanel(
         }
     };
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        let typing = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|element| matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        // A key another control used (the teaching view pans with the arrows), or one with a modifier (Alt+←
-        // goes back in the history), is not a step.
-        let taken = ev.default_prevented() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.shift_key();
-        if typing || taken || !ready.get_untracked() || lesson.with_untracked(Option::is_none) {
+        // A key another control used (the teaching view pans with the arrows), or one with a modifier, is not
+        // a step.
+        let taken = ev.default_prevented() || super::keys::modified(&ev) || ev.shift_key();
+        if super::keys::typing(&ev) || taken || !ready.get_untracked() || lesson.with_untracked(Option::is_none) {
             return;
         }
         match ev.key().as_str() {

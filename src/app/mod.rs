@@ -18,6 +18,7 @@ mod corpora;
 mod corpus_graph;
 mod documents;
 mod evaluation;
+mod keys;
 mod lesson;
 mod llm;
 mod phase;

@@ -98,6 +98,22 @@ test("a question is answered with provenance from the right document", async () 
   await page.close();
 });
 
+test("/ puts the cursor in the question, except where a field takes the key", async () => {
+  const { page, errors } = await openApp();
+  const focused = () => page.evaluate(() => document.activeElement?.id ?? "");
+  // The question starts as a sample question: emptied, then the focus left elsewhere.
+  await page.fill("#query", "");
+  await page.locator("body").click({ position: { x: 2, y: 2 } });
+  assert.notEqual(await focused(), "query");
+  await page.keyboard.press("/");
+  assert.equal(await focused(), "query");
+  // Typed into the question (or any field), / is a character like any other.
+  await page.keyboard.type("a/b");
+  assert.equal(await page.inputValue("#query"), "a/b");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("uploaded files are indexed; a bad file gets a clear error and the others still load", async () => {
   const { page, errors } = await openApp();
   const before = await documentCount(page);
