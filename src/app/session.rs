@@ -284,7 +284,8 @@ impl IndexSession {
             return Ok(());
         }
         let shown = self.corpus.get_untracked().ok_or(SessionError::NothingShown)?;
-        let bytes = corpora::fetch(&shown).await?.0;
+        // The snapshot alone: the sample questions and the lesson are shown already.
+        let bytes = browser::fetch_bytes(&shown.snapshot).await.map_err(corpora::CorpusError::from)?;
         self.show(client::open(&shown.snapshot, bytes).await?);
         Ok(())
     }

@@ -209,54 +209,45 @@ pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
     Some(call_to(To::Full, Open { name: snapshot, bytes }).await)
 }
 
+/// Sends `call`, which replaces the index, counted as an open sent (a whole snapshot loaded behind
+/// fragments never replaces an index opened since). Once the engine has opened an index (`opened` says
+/// which replies mean it has), `held` becomes the engine by words' record of it.
+async fn opening<C: Call>(
+    call: C,
+    held: Option<OpenedByWords>,
+    opened: fn(&C::Reply) -> bool,
+) -> Result<C::Reply, Failure> {
+    with(|e| e.opens_sent += 1);
+    let reply = self::call(call).await;
+    if reply.as_ref().is_ok_and(opened) {
+        with(|e| e.index_opened(held));
+    }
+    reply
+}
+
 /// Replaces the index with a `.quire` file's; `name` says where it came from in an error.
 pub async fn open(name: &str, bytes: Vec<u8>) -> Result<IndexState, Failure> {
     // The engine by words is given a copy: the full engine that replaces it opens these very bytes.
-    let by_words = (current_kind() == Some(Kind::ByWords))
+    let held = (current_kind() == Some(Kind::ByWords))
         .then(|| OpenedByWords::Bytes { name: name.to_string(), bytes: bytes.clone() });
-    with(|e| e.opens_sent += 1);
-    let opened = call(Open { name: name.into(), bytes }).await;
-    if opened.is_ok() {
-        with(|e| {
-            e.opened_by_words(by_words);
-            e.opened += 1;
-        });
-    }
-    opened
+    opening(Open { name: name.into(), bytes }, held, |_| true).await
 }
 
 /// Replaces the index with the one saved in this browser, which the engine reads; `None` when none is.
 pub async fn open_saved() -> Result<Option<IndexState>, Failure> {
-    let by_words = current_kind() == Some(Kind::ByWords);
-    with(|e| e.opens_sent += 1);
-    let opened = call(OpenSaved).await;
-    if let Ok(Some(_)) = opened {
-        with(|e| {
-            e.opened_by_words(by_words.then_some(OpenedByWords::Saved));
-            e.opened += 1;
-        });
-    }
-    opened
+    opening(OpenSaved, Some(OpenedByWords::Saved), Option::is_some).await
 }
 
 /// Replaces the index, in the engine by words, with one split into fragments under `folder` on the site
 /// (`store::fragments`); the full engine will open the whole `snapshot`.
 pub async fn open_fragments(folder: &str, snapshot: &str) -> Result<IndexState, Failure> {
-    with(|e| e.opens_sent += 1);
-    let opened = call(OpenFragments { name: snapshot.into(), folder: folder.into() }).await;
-    if opened.is_ok() {
-        let fragments = OpenedByWords::Fragments {
-            folder: folder.into(),
-            snapshot: snapshot.into(),
-            answered: false,
-            waiting_for_answer: Vec::new(),
-        };
-        with(|e| {
-            e.opened_by_words(Some(fragments));
-            e.opened += 1;
-        });
-    }
-    opened
+    let held = OpenedByWords::Fragments {
+        folder: folder.into(),
+        snapshot: snapshot.into(),
+        answered: false,
+        waiting_for_answer: Vec::new(),
+    };
+    opening(OpenFragments { name: snapshot.into(), folder: folder.into() }, Some(held), |_| true).await
 }
 
 pub async fn query(text: &str, method: MethodSpec, k: usize) -> Result<Answer, Failure> {

@@ -251,18 +251,24 @@ impl Engines {
         }
     }
 
-    /// The index the engine by words opened last, taken for the full engine to open.
-    pub fn take_opened_by_words(&mut self) -> Option<OpenedByWords> {
+    /// Where the stages with an engine by words keep the index it opened last.
+    fn opened_by_words(&mut self) -> Option<&mut Option<OpenedByWords>> {
         match &mut self.stage {
-            Stage::ByWords { opened, .. } | Stage::FullBehind { opened, .. } => opened.take(),
+            Stage::ByWords { opened, .. } | Stage::FullBehind { opened, .. } => Some(opened),
             _ => None,
         }
     }
 
-    /// The engine by words opened `opened`.
-    pub fn opened_by_words(&mut self, opened: Option<OpenedByWords>) {
-        if let Stage::ByWords { opened: slot, .. } | Stage::FullBehind { opened: slot, .. } = &mut self.stage {
-            *slot = opened;
+    /// The index the engine by words opened last, taken for the full engine to open.
+    pub fn take_opened_by_words(&mut self) -> Option<OpenedByWords> {
+        self.opened_by_words()?.take()
+    }
+
+    /// An index was opened; `held` is the engine by words' record of it, for the full engine to open.
+    pub fn index_opened(&mut self, held: Option<OpenedByWords>) {
+        self.opened += 1;
+        if let Some(slot) = self.opened_by_words() {
+            *slot = held;
         }
     }
 
@@ -284,11 +290,7 @@ impl Engines {
 
     /// A question was answered from the index opened last.
     pub fn answered(&mut self) {
-        if let Stage::ByWords { opened: Some(OpenedByWords::Fragments { answered, waiting_for_answer, .. }), .. }
-        | Stage::FullBehind {
-            opened: Some(OpenedByWords::Fragments { answered, waiting_for_answer, .. }), ..
-        } = &mut self.stage
-        {
+        if let Some(Some(OpenedByWords::Fragments { answered, waiting_for_answer, .. })) = self.opened_by_words() {
             *answered = true;
             for told in waiting_for_answer.drain(..) {
                 let _ = told.send(());
@@ -310,20 +312,21 @@ impl Engines {
     }
 
     /// The whole snapshot the full engine is to load, taken.
-    pub fn take_whole_to_load(&mut self) -> Option<WholeToLoad> {
+    /// Where the stages with a full engine keep the whole snapshot it is to load.
+    fn whole_to_load_slot(&mut self) -> Option<&mut Option<WholeToLoad>> {
         match &mut self.stage {
-            Stage::FullBehind { next, .. } => next.whole_to_load.take(),
-            Stage::Full { whole_to_load, .. } => whole_to_load.take(),
+            Stage::FullBehind { next, .. } => Some(&mut next.whole_to_load),
+            Stage::Full { whole_to_load, .. } => Some(whole_to_load),
             _ => None,
         }
     }
 
-    pub fn whole_to_load(&self) -> bool {
-        match &self.stage {
-            Stage::FullBehind { next, .. } => next.whole_to_load.is_some(),
-            Stage::Full { whole_to_load, .. } => whole_to_load.is_some(),
-            _ => false,
-        }
+    pub fn take_whole_to_load(&mut self) -> Option<WholeToLoad> {
+        self.whole_to_load_slot()?.take()
+    }
+
+    pub fn whole_to_load(&mut self) -> bool {
+        self.whole_to_load_slot().is_some_and(|slot| slot.is_some())
     }
 
     fn model_news(

@@ -44,27 +44,26 @@ fn overview(max_nodes: usize) -> Result<Overview, EngineError> {
     with_index(|index| Ok(Overview::build(index.corpus(), index.chunk_graph(), max_nodes)))
 }
 
-impl Serve<Export> for Full {
+/// Both engines: what needs neither the model nor the parsers is served alike by each.
+trait EitherEngine {}
+impl EitherEngine for Full {}
+impl EitherEngine for ByWords {}
+
+impl<E: EitherEngine> Serve<Export> for E {
     async fn serve(_: Export) -> Result<Snapshot, EngineError> {
         export()
     }
 }
 
-impl Serve<Export> for ByWords {
-    async fn serve(_: Export) -> Result<Snapshot, EngineError> {
-        export()
-    }
-}
-
-impl Serve<Save> for Full {
+impl<E: EitherEngine> Serve<Save> for E {
     async fn serve(_: Save) -> Result<(), EngineError> {
         save().await
     }
 }
 
-impl Serve<Save> for ByWords {
-    async fn serve(_: Save) -> Result<(), EngineError> {
-        save().await
+impl<E: EitherEngine> Serve<GraphOverview> for E {
+    async fn serve(call: GraphOverview) -> Result<Overview, EngineError> {
+        overview(call.max_nodes)
     }
 }
 
@@ -79,18 +78,6 @@ impl Serve<OpenSaved> for Full {
     async fn serve(_: OpenSaved) -> Result<Option<IndexState>, EngineError> {
         let Some(bytes) = saved().await? else { return Ok(None) };
         <Full as Serve<Open>>::serve(Open { name: SAVED_INDEX.into(), bytes }).await.map(Some)
-    }
-}
-
-impl Serve<GraphOverview> for Full {
-    async fn serve(call: GraphOverview) -> Result<Overview, EngineError> {
-        overview(call.max_nodes)
-    }
-}
-
-impl Serve<GraphOverview> for ByWords {
-    async fn serve(call: GraphOverview) -> Result<Overview, EngineError> {
-        overview(call.max_nodes)
     }
 }
 
