@@ -45,7 +45,7 @@ fn main() {
             .zip(&vectors)
             .map(|(text, vector)| {
                 let started = Instant::now();
-                std::hint::black_box(method.retrieve(&index, Query::new(text, vector), K));
+                std::hint::black_box(method.rank(&index, Query::new(text, vector), K).into_chunks());
                 started.elapsed().as_secs_f64() * 1000.0
             })
             .collect();

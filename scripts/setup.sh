@@ -36,7 +36,7 @@ fi
 grep -q "wasm_bindgen = \"${bindgen_version}\"" Trunk.toml \
   || { echo "setup: error: Trunk.toml must pin wasm_bindgen = \"${bindgen_version}\" (the Cargo.lock version)" >&2; exit 1; }
 
-if [ ! -d tests/browser/node_modules/playwright-core ] || [ ! -d tests/browser/node_modules/onnxruntime-web ]; then
+if [ ! -d tests/browser/node_modules/playwright-core ] || [ ! -d tests/browser/node_modules/onnxruntime-web ] || [ ! -d tests/browser/node_modules/axe-core ]; then
   (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi
 # wasm-opt for builds that ask for it (QUIRE_WASM_OPT, scripts/finish_build.py): Binaryen from npm, which

@@ -37,11 +37,18 @@ impl Default for Analyzer {
 impl Analyzer {
     /// Index terms of `text`, in order, duplicates kept.
     pub fn terms(&self, text: &str) -> Vec<String> {
-        text.unicode_words()
-            .map(str::to_lowercase)
-            .filter(|w| !is_stop_word(w))
-            .map(|w| self.stemmer.stem(&w).into_owned())
-            .collect()
+        text.unicode_words().filter_map(|word| self.term(word)).collect()
+    }
+
+    /// Every word of `text` with where it lies (a byte range) and its index term, `None` for a stop word:
+    /// what an excerpt marks where a question's terms matched.
+    pub fn words<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (std::ops::Range<usize>, Option<String>)> + 'a {
+        text.unicode_word_indices().map(|(at, word)| (at..at + word.len(), self.term(word)))
+    }
+
+    fn term(&self, word: &str) -> Option<String> {
+        let lowercase = word.to_lowercase();
+        (!is_stop_word(&lowercase)).then(|| self.stemmer.stem(&lowercase).into_owned())
     }
 }
 

@@ -1,5 +1,6 @@
 //! The ask panel: the question box, with Search (the engine's results by the chosen method) and Answer with
-//! the LLM (the conversation in `chat.rs`), the method controls, the sample questions and the results.
+//! the LLM (the conversation in `chat.rs`), the method controls folded under "How to search", the sample
+//! questions and the results right beneath.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -115,8 +116,8 @@ pub fn AskPanel(
     on_cleanup(move || slash.remove());
 
     view! {
-        <section class="panel" aria-labelledby="ask-heading">
-            <h2 id="ask-heading">"Ask"</h2>
+        <section class="panel ask" aria-labelledby="ask-heading">
+            <h2 id="ask-heading" class="visually-hidden">"Ask"</h2>
             <form on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); run_query(); }>
                 <label class="visually-hidden" for="query">"Question"</label>
                 <input id="query" type="search" placeholder="Ask the corpus… (press / to come here)" node_ref=question_field
@@ -126,10 +127,14 @@ pub fn AskPanel(
                 <button id="ask-llm" type="button" disabled=move || !ready() || conversation.running() on:click=move |_| ask_llm()
                     title="Find the context, then stream an answer from your LLM endpoint">"Answer with the LLM"</button>
             </form>
-            <ChatView conversation=conversation open_outline=open_outline />
+            <details id="how-to-search">
+                <summary>"How to search: "<span id="method-in-use">{move || choice.summary()}</span></summary>
+                <MethodControls choice=choice />
+            </details>
+            <SampleQuestions samples=search.samples query_text=query_text run_query=run_query
+                answered=Signal::derive(move || search.answer.with(Option::is_some)) />
             <LessonPanel lesson=session.lesson choice=choice search=search ready=Signal::derive(move || session.ready()) run_query=run_query />
-            <SampleQuestions samples=search.samples query_text=query_text run_query=run_query />
-            <MethodControls choice=choice />
+            <ChatView conversation=conversation open_outline=open_outline />
             <Results search=search open_outline=open_outline />
         </section>
     }

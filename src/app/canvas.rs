@@ -21,7 +21,8 @@ fn centre((x, y, w, h): ViewBox) -> (f64, f64) {
 pub use crate::retrieve::trace::layout::short;
 
 /// The drawing `children`, `width` × `height` units, in an `<svg id=id>` with zoom buttons above it.
-/// `view_box` is the caller's, so it can tell how far the user zoomed in.
+/// `view_box` is the caller's, so it can tell how far the user zoomed in. Fit shows `fitted` (the whole
+/// drawing where none is given); `size`, where given, follows the SVG's size on screen in CSS pixels.
 #[component]
 pub fn Canvas(
     id: &'static str,
@@ -29,10 +30,17 @@ pub fn Canvas(
     width: f64,
     height: f64,
     view_box: RwSignal<ViewBox>,
+    #[prop(optional)] fitted: Option<Signal<ViewBox>>,
+    #[prop(optional)] size: Option<RwSignal<(f64, f64)>>,
     children: Children,
 ) -> impl IntoView {
     let full: ViewBox = (0.0, 0.0, width, height);
+    let fit = move || fitted.map_or(full, |fitted| fitted.get_untracked());
     view_box.set(full);
+    let svg = NodeRef::<leptos::svg::Svg>::new();
+    if let Some(size) = size {
+        follow_size(svg, size);
+    }
     let drag = StoredValue::new(None::<(f64, f64, ViewBox)>);
 
     // Where a pointer is in the drawing's units, and the SVG's size on screen.
@@ -82,13 +90,38 @@ pub fn Canvas(
         <div class="zoom-controls" role="group" aria-label="Zoom">
             <button type="button" class="zoom-in" aria-label="Zoom in" on:click=move |_| zoom_by(1.0 / ZOOM_STEP)>"+"</button>
             <button type="button" class="zoom-out" aria-label="Zoom out" on:click=move |_| zoom_by(ZOOM_STEP)>"−"</button>
-            <button type="button" class="zoom-reset" on:click=move |_| view_box.set(full)>"Fit"</button>
+            <button type="button" class="zoom-reset" on:click=move |_| view_box.set(fit())>"Fit"</button>
         </div>
-        <svg id=id class="graph-canvas" role="img" tabindex="0" aria-label=label
+        <svg id=id class="graph-canvas" role="img" tabindex="0" aria-label=label node_ref=svg
             viewBox=move || { let (x, y, w, h) = view_box.get(); format!("{x} {y} {w} {h}") }
             on:wheel=on_wheel on:pointerdown=on_pointer_down on:pointermove=on_pointer_move
             on:pointerup=end_drag on:pointerleave=end_drag on:keydown=on_key>
             {children()}
         </svg>
     }
+}
+
+/// Keeps `size` at `svg`'s size on screen (CSS pixels) once it is drawn: it is 0 × 0 in a closed
+/// `<details>`, and changes with the window and full screen.
+fn follow_size(svg: NodeRef<leptos::svg::Svg>, size: RwSignal<(f64, f64)>) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let measure = move || {
+        if let Some(element) = svg.get_untracked() {
+            let rect = element.get_bounding_client_rect();
+            size.set((rect.width(), rect.height()));
+        }
+    };
+    let observing = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn Fn()>)>);
+    Effect::new(move |_| {
+        let Some(element) = svg.get() else { return };
+        let on_resize = Closure::<dyn Fn()>::new(measure);
+        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+            observer.observe(&element);
+            observing.set_value(Some((observer, on_resize)));
+        }
+    });
+    on_cleanup(move || {
+        observing.try_with_value(|held| held.as_ref().map(|(observer, _)| observer.disconnect()));
+    });
 }

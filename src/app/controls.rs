@@ -46,6 +46,11 @@ impl FusionChoice {
         }
     }
 
+    /// How the choice is named beside its radio button.
+    fn label(self) -> &'static str {
+        FusionChoice::ALL.iter().find(|(choice, ..)| *choice == self).map_or("", |(_, _, label)| label)
+    }
+
     /// Whether the choice reads a fixed set of retrievers instead of the chosen ones.
     fn reads_its_own(self) -> bool {
         matches!(self, FusionChoice::Default | FusionChoice::Learned)
@@ -103,6 +108,19 @@ impl MethodChoice {
     pub fn top_k(self) -> usize {
         self.top_k.get_untracked()
     }
+
+    /// The method in use and the number of results, in a few words ("default, 6 results"), tracked.
+    pub fn summary(self) -> String {
+        let chosen: Vec<&str> = self.retrievers.get().iter().map(|r| r.name()).collect();
+        let method = match (self.fusion.get(), chosen.as_slice()) {
+            (FusionChoice::Default, _) => "the default".to_string(),
+            (FusionChoice::Learned, _) => "learned fusion (experimental)".to_string(),
+            (_, []) => "no retriever chosen".to_string(),
+            (_, [one]) => format!("{one} alone"),
+            (fusion, many) => format!("{} of {}", FusionChoice::label(fusion), many.join(", ")),
+        };
+        format!("{method}, {} results", self.top_k.get())
+    }
 }
 
 #[component]
@@ -155,13 +173,17 @@ pub fn SampleQuestions(
     samples: RwSignal<Vec<SampleQuestion>>,
     query_text: RwSignal<String>,
     run_query: impl Fn() + Copy + Send + Sync + 'static,
+    /// Whether results are shown: the questions fold away beneath the question box, so the first result
+    /// shows without scrolling.
+    answered: Signal<bool>,
 ) -> impl IntoView {
     move || {
         let questions = samples.get();
         (!questions.is_empty()).then(|| {
+            let summary = format!("Questions to try ({})", questions.len());
             view! {
-                <details id="samples" open>
-                    <summary>"Questions to try"</summary>
+                <details id="samples" prop:open=move || !answered.get()>
+                    <summary>{summary}</summary>
                     <ul>
                         {questions.into_iter().map(|question| {
                             let text = question.text.clone();

@@ -58,21 +58,30 @@ fn App() -> impl IntoView {
     let open_outline = move |source: String, chunk: u32| search.open_outline(source, chunk, recover);
 
     view! {
-        <header>
-            <h1>{move || session.title.get().unwrap_or_else(|| "Quire".into())}</h1>
-            <p class="tagline">"Private knowledge-graph retrieval. Your documents never leave this tab."</p>
-        </header>
-        <main>
+        <a class="skip-link" href="#query">"Skip to the question"</a>
+        <header class="app-header">
+            <div class="brand">
+                <h1>{move || session.title.get().unwrap_or_else(|| "Quire".into())}</h1>
+                <p class="tagline">"Private knowledge-graph retrieval. Your documents never leave this tab."</p>
+            </div>
             <phase::StatusLine phase=session.phase />
-            <documents::DocumentsPanel session=session />
-            <ask::AskPanel session=session search=search llm_settings=llm_settings api_key=api_key open_outline=open_outline />
-            <settings::SettingsPanel settings=llm_settings api_key=api_key />
-            <results::OutlineView outline=search.outline />
-            <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model.get() == session::Model::Loaded) open_outline=open_outline />
-            <evaluation::EvaluationView phase=session.phase recover=recover />
-            <documents::Stats summary=session.summary engine_memory=session.engine_memory />
-            {bench_report(session)}
-        </main>
+        </header>
+        <div class="layout">
+            <main id="main">
+                <ask::AskPanel session=session search=search llm_settings=llm_settings api_key=api_key open_outline=open_outline />
+                <results::OutlineView outline=search.outline />
+            </main>
+            <aside class="corpus" aria-label="Corpus">
+                <documents::DocumentsPanel session=session />
+                <documents::Stats summary=session.summary engine_memory=session.engine_memory />
+            </aside>
+            <div class="tools">
+                <settings::SettingsPanel settings=llm_settings api_key=api_key />
+                <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model.get() == session::Model::Loaded) open_outline=open_outline />
+                <evaluation::EvaluationView phase=session.phase recover=recover />
+            </div>
+        </div>
+        {bench_report(session)}
     }
 }
 

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::teaching;
+use crate::index::excerpt::Piece;
 use crate::store::DocumentOutline;
 use crate::store::published::SampleQuestion;
 use crate::web::calls::Outline;
@@ -159,7 +160,7 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
         {move || answer.get().map(|a| view! {
             <details id="teaching-view" prop:open=move || teaching_open.get()>
                 <summary>"Watch how these were found, step by step (teaching view)"</summary>
-                <teaching::TeachingView graph=a.graph />
+                <teaching::TeachingView graph=a.graph trace=a.trace.clone() />
             </details>
             <details id="trace">
                 <summary>"How these were found (the retrieval trace)"</summary>
@@ -169,19 +170,68 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
     }
 }
 
-/// One result: a document at its best chunk, with where else its passage is and its other ranked chunks.
+/// One result: a document at its best chunk, as a title › section breadcrumb that opens the whole passage
+/// in the document's outline, the excerpt around the question's words (marked), where each list ranked it,
+/// where else its passage is and its other ranked chunks.
 fn result_item(row: ResultRow, open_outline: impl Fn(String, u32) + Copy + Send + Sync + 'static) -> impl IntoView {
     let (source, chunk) = (row.source.clone(), row.chunk);
     view! {
         <li class="result">
-            <button type="button" class="label" title="Open this document's outline at this chunk"
-                on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
-            <div class="meta">{format!("{} · score {:.4} · {}", row.source, row.score, row.ranks)}</div>
-            <p class="text">{row.text}</p>
+            <button type="button" class="label" title="Open the whole passage in its document's outline"
+                on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
+            <div class="meta">{format!("{} · {}", row.source, found_by(&row.ranks))}</div>
+            <p class="text">{excerpt(row.excerpt)}</p>
+            {rank_badges(row.ranks)}
             {(!row.also_in.is_empty()).then(|| view! { <p class="meta also-in">{format!("also in {}", row.also_in.join(", "))}</p> })}
             {more_from_document(row.more, open_outline)}
         </li>
     }
+}
+
+/// A chunk's label (`Title › Section › #n`) with the title set apart from the sections under it.
+fn breadcrumb(label: &str) -> impl IntoView + use<> {
+    let (title, sections) = label.split_once(" › ").map_or((label, None), |(title, rest)| (title, Some(rest)));
+    view! {
+        <span class="title">{title.to_string()}</span>
+        {sections.map(|rest| view! { <span class="crumbs">{format!(" › {rest}")}</span> })}
+    }
+}
+
+/// How many of the method's lists found a result, in words: the relevance a reader can weigh (a fused
+/// score or the default's place-based score means nothing to read).
+fn found_by(ranks: &[(String, Option<usize>)]) -> String {
+    let found = ranks.iter().filter(|(_, rank)| rank.is_some()).count();
+    match ranks {
+        [] => "ranked by the assisted search".to_string(),
+        [(name, Some(rank))] => format!("{name} ranked it #{rank}"),
+        _ if found == ranks.len() => format!("found by all {found} lists"),
+        _ => format!("found by {found} of {} lists", ranks.len()),
+    }
+}
+
+/// The excerpt, each word that matched the question marked.
+fn excerpt(pieces: Vec<Piece>) -> impl IntoView {
+    pieces
+        .into_iter()
+        .map(|piece| match piece.marked {
+            true => view! { <mark>{piece.text}</mark> }.into_any(),
+            false => piece.text.into_any(),
+        })
+        .collect_view()
+}
+
+/// Where each list ranked a result, as small badges; a list that did not rank it is dimmed.
+fn rank_badges(ranks: Vec<(String, Option<usize>)>) -> impl IntoView {
+    (ranks.len() > 1).then(|| {
+        view! {
+            <ul class="ranks" aria-label="Where each list ranked it">
+                {ranks.into_iter().map(|(name, rank)| {
+                    let shown = rank.map_or(format!("{name} –"), |rank| format!("{name} #{rank}"));
+                    view! { <li class="rank" class:missed=rank.is_none()>{shown}</li> }
+                }).collect_view()}
+            </ul>
+        }
+    })
 }
 
 /// "2 more from this document": the document's other ranked chunks, folded under its best.
@@ -199,9 +249,9 @@ fn more_from_document(
                         let (source, chunk) = (row.source.clone(), row.chunk);
                         view! {
                             <li class="more-result">
-                                <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label}</button>
-                                <div class="meta">{format!("score {:.4} · {}", row.score, row.ranks)}</div>
-                                <p class="text">{row.text}</p>
+                                <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
+                                <div class="meta">{found_by(&row.ranks)}</div>
+                                <p class="text">{excerpt(row.excerpt)}</p>
                             </li>
                         }
                     }).collect_view()}

@@ -83,7 +83,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
                 &embed,
             )?
         }
-        None => method.retrieve(&index, retrieve::Query::new(&args.question, &vector), args.k),
+        None => method.rank(&index, retrieve::Query::new(&args.question, &vector), args.k).into_chunks(),
     };
     let views: Vec<_> = hits.iter().map(|hit| index.chunk_view(hit.chunk)).collect();
     let context: Vec<ContextChunk> =

@@ -5,10 +5,10 @@
 use std::fmt::Write;
 
 use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
-use quire::retrieve::Query;
 use quire::retrieve::lesson::{COLUMN_ROWS, Lesson, LessonStep, columns};
 use quire::retrieve::trace::layout::short;
 use quire::retrieve::trace::{Trace, TraceGraph};
+use quire::retrieve::{Query, document_depth};
 use quire::store::IndexedCorpus;
 
 /// Documents each step asks for (the trace holds the chunks of these).
@@ -42,7 +42,10 @@ pub fn write(
     );
     for (number, step) in lesson.steps.iter().enumerate() {
         let vector = embedder.embed(&[&step.question])?.remove(0);
-        let (_, trace) = step.method().grouped(index, Query::new(&step.question, &vector), RESULTS);
+        let (_, trace) = step
+            .method()
+            .rank(index, Query::new(&step.question, &vector), document_depth(RESULTS))
+            .grouped(index, RESULTS);
         write_step(&mut page, number + 1, step, &trace, &trace.graph(index.corpus()));
     }
     page.push_str("</body></html>\n");

@@ -336,7 +336,8 @@ fn query(
     let index = indexing::with_vectors_for(&embedder, index, method.reads_node_vectors(), Some(snapshot))?;
     let vector = embedder.embed(&[text])?.remove(0);
     let started = Instant::now();
-    let (hits, trace) = method.grouped(&index, retrieve::Query::new(text, &vector), k);
+    let (hits, trace) =
+        method.rank(&index, retrieve::Query::new(text, &vector), retrieve::document_depth(k)).grouped(&index, k);
     let elapsed = started.elapsed();
     match show {
         Show::Json => {

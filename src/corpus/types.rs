@@ -237,8 +237,13 @@ impl Corpus {
     /// `Page › Section › #n`, the provenance shown with every retrieved chunk.
     pub fn chunk_label(&self, chunk: ChunkId) -> String {
         let record = &self.chunks[chunk as usize];
-        let mut parts = vec![self.entities[record.document as usize].name.as_str()];
-        parts.extend(self.section_titles(chunk));
+        let title = self.entities[record.document as usize].name.as_str();
+        let mut parts = vec![title];
+        // A page whose first heading is its title says it once ("Testing › Unit tests", not "Testing ›
+        // Testing › Unit tests").
+        let mut headings = self.section_titles(chunk).into_iter().peekable();
+        headings.next_if(|heading| heading.trim().eq_ignore_ascii_case(title.trim()));
+        parts.extend(headings);
         let ordinal = format!("#{}", record.ordinal);
         parts.push(&ordinal);
         parts.join(" › ")

@@ -197,7 +197,7 @@ pub fn evaluate(
                 seconds: 0.0,
             };
             for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
-                let chunks = method.retrieve(index, Query::new(&question.text, vector), CHUNK_DEPTH);
+                let chunks = method.rank(index, Query::new(&question.text, vector), CHUNK_DEPTH).into_chunks();
                 let ranking = run::rank_documents(index.corpus(), &chunks, RUN_DEPTH);
                 let ids: Vec<&str> = ranking.iter().map(|(id, _)| *id).collect();
                 result.per_query.push(settings.metrics.iter().map(|m| m.score(&ids, &question.relevant)).collect());

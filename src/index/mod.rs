@@ -1,7 +1,9 @@
 //! Search indexes: exact flat and HNSW vector search over int8-quantised embeddings behind one type, and
-//! Okapi BM25 over chunk text with the English [`crate::analyzer`].
+//! Okapi BM25 over chunk text with the English [`crate::analyzer`], and the excerpts a result shows of what it
+//! matched.
 
 pub mod bm25;
+pub mod excerpt;
 pub mod vectors;
 
 pub use bm25::Bm25Index;

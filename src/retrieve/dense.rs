@@ -1,23 +1,21 @@
 //! Vector retriever (seed 000): cosine between the query and every chunk's contextual text.
 
+use super::reader::IndexReader;
 use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
-use crate::store::IndexedCorpus;
 
 /// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
 pub fn description() -> String {
     "cosine of query and chunk embeddings (seed 000)".to_string()
 }
 
-/// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW); none for a query without one.
-pub fn dense(index: &IndexedCorpus, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
+/// The `k` chunks nearest the query's vector (the chunk index: exact or HNSW), searched once for all a
+/// question's retrievers; none for a query without one.
+pub fn dense(index: &dyn IndexReader, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
     if !query.has_vector() {
         return Vec::new();
     }
-    let search = || {
-        let hits = index.chunk_index().search(index.embeddings().vectors(), query.vector, k);
-        hits.into_iter().map(ScoredChunk::from).collect()
-    };
+    let search = || index.dense(query, k);
     match query.shared {
         Some(shared) => shared.chunks(ChunkList::Dense, (index, query), k, search),
         None => search(),

@@ -1,83 +1,36 @@
-//! Running a [`Method`]: each input retriever's list to [`FUSION_DEPTH`], then the fusion, reduced to
-//! chunks or to the [`Trace`] the CLI and the teaching view show.
+//! Running a [`Method`] over any [`IndexReader`]: [`Method::rank`], the one ranking function (each input
+//! retriever's list to [`FUSION_DEPTH`], then the fusion), and its [`Ranking`], reduced to chunks, to the
+//! [`Trace`] the CLI and the teaching view show, or to documents (`grouping.rs`).
 
-use super::default_method::{self, WORDS};
+use super::default_method;
 use super::fusion::{self, FusedChunk, training};
+use super::reader::IndexReader;
 use super::trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TracedChunk};
 use super::{FUSION_DEPTH, Fusion, LEARNED, Method, Query, Retrieval, Retriever, ScoredChunk, SharedSearches};
+use crate::corpus::ChunkId;
 use crate::corpus::copies::Copies;
-use crate::corpus::{ChunkId, DocId};
-use crate::store::IndexedCorpus;
 
 impl Method {
-    /// The `depth` best chunks for `query`.
-    pub fn retrieve(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Vec<ScoredChunk> {
-        self.execute(index, query, depth).chunks
-    }
-
-    /// The `depth` best chunks and the trace of how they were found, showing `shown` chunks per list.
-    pub fn trace(
-        &self,
-        index: &IndexedCorpus,
-        query: Query<'_>,
-        depth: usize,
-        shown: usize,
-    ) -> (Vec<ScoredChunk>, Trace) {
-        self.trace_replacing(index, query, depth, shown, None)
-    }
-
-    /// As [`Method::trace`], with one retriever's list given instead of run (an LLM-assisted variant of it);
-    /// a fusion that does not use that retriever takes the list as one more input, and a single retriever
-    /// becomes the standardised sum of both.
-    pub fn trace_replacing(
-        &self,
-        index: &IndexedCorpus,
-        query: Query<'_>,
-        depth: usize,
-        shown: usize,
-        replacement: Option<(Retriever, Retrieval)>,
-    ) -> (Vec<ScoredChunk>, Trace) {
-        let run = match replacement {
-            None => self.execute(index, query, depth),
-            Some(replacement) => self.with_input(replacement.0).execute_replacing(index, query, depth, replacement),
-        };
-        let corpus = index.corpus();
-        run.trace(self, query.text, &|chunk| corpus.chunk_label(chunk), shown)
-    }
-
-    /// The run of retrievers whose lists were ranked elsewhere, to `depth` chunks: over an index's
-    /// fragments (`store::fragments`), BM25 alone by the engine by words, or BM25 and dense, in their
-    /// standardised sum, by the full engine before the whole index has loaded.
-    pub fn given(inputs: Vec<(Retriever, Retrieval)>, copies: &Copies, depth: usize) -> GivenRun {
-        let method = match inputs.as_slice() {
-            [(retriever, _)] => Method::Single(*retriever),
-            _ => Method::Fused { fusion: Fusion::Zsum, inputs: inputs.iter().map(|(r, _)| (*r, 1.0)).collect() },
-        };
-        let inputs: Vec<(Retriever, f32, Retrieval)> = inputs.into_iter().map(|(r, list)| (r, 1.0, list)).collect();
-        let mut run = match &method {
-            Method::Fused { fusion, .. } => {
-                let fused = fusion.fuse(&input_lists(&inputs), &vec![1.0; inputs.len()], depth);
-                Execution::fused(fusion.name(), inputs, fused)
+    /// The one ranking function: the `depth` best chunks for `query` over `index` (the whole index, its
+    /// preview or its fragments), each input retriever's list to [`FUSION_DEPTH`], then the fusion, each
+    /// copy of another document's passage folded into its original. The [`Ranking`] gives the chunks, the
+    /// trace, or the documents.
+    pub fn rank(&self, index: &dyn IndexReader, query: Query<'_>, depth: usize) -> Ranking {
+        let shared = SharedSearches::default();
+        let query = self.as_read(query).sharing(&shared);
+        let run = |retriever: Retriever, depth: usize| match query.given {
+            Some((given, list)) if given == retriever => {
+                Retrieval { chunks: list.chunks.iter().take(depth).copied().collect(), ..list.clone() }
             }
-            _ => Execution { chunks: inputs[0].2.chunks.iter().take(depth).copied().collect(), inputs, fused: None },
+            _ => retriever.run(index, query, depth),
         };
-        run.chunks = fold_copies(copies, std::mem::take(&mut run.chunks));
-        GivenRun { method, run }
-    }
-
-    /// The run of [`Method::Words`] over its retrievers' lists ([`default_method::WORDS_INPUTS`], in order),
-    /// ranked by a caller that runs them itself so as to link no other retriever (the engine by words);
-    /// `document` names each chunk's document.
-    pub fn given_words(
-        inputs: Vec<(Retriever, Retrieval)>,
-        document: &dyn Fn(ChunkId) -> DocId,
-        copies: &Copies,
-        depth: usize,
-    ) -> GivenRun {
-        let inputs = inputs.into_iter().map(|(r, list)| (r, 1.0, list)).collect();
-        let mut run = Execution::combined(WORDS, inputs, document, depth);
-        run.chunks = fold_copies(copies, std::mem::take(&mut run.chunks));
-        GivenRun { method: Method::Words, run }
+        let method = match query.given {
+            Some((given, _)) => self.with_input(given),
+            None => self.clone(),
+        };
+        let mut run = method.execute_inputs(index, depth, &run);
+        run.chunks = fold_copies(index.copies(), std::mem::take(&mut run.chunks));
+        Ranking { method: self.name(), query: query.text.to_string(), run }
     }
 
     /// Whether a list of `retriever` can change this method's ranking: it is one of its inputs, or one can be
@@ -107,48 +60,15 @@ impl Method {
         }
     }
 
-    fn execute(&self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Execution {
-        let shared = SharedSearches::default();
-        let query = self.as_read(query).sharing(&shared);
-        self.execute_with(index, depth, &|retriever, depth| retriever.run(index, query, depth))
-    }
-
-    fn execute_replacing(
-        &self,
-        index: &IndexedCorpus,
-        query: Query<'_>,
-        depth: usize,
-        (replaced, retrieval): (Retriever, Retrieval),
-    ) -> Execution {
-        let shared = SharedSearches::default();
-        let query = self.as_read(query).sharing(&shared);
-        self.execute_with(index, depth, &|retriever, depth| match retriever == replaced {
-            true => Retrieval { chunks: retrieval.chunks.iter().take(depth).copied().collect(), ..retrieval.clone() },
-            false => retriever.run(index, query, depth),
-        })
-    }
-
     /// `query` as this method reads it: [`Method::Words`] by its words alone.
     fn as_read<'a>(&self, query: Query<'a>) -> Query<'a> {
         if *self == Method::Words { query.without_vector() } else { query }
     }
 
-    /// The method with each retriever's list from `run` (retriever, depth), each copy of another
-    /// document's passage in its original's place.
-    fn execute_with(
-        &self,
-        index: &IndexedCorpus,
-        depth: usize,
-        run: &dyn Fn(Retriever, usize) -> Retrieval,
-    ) -> Execution {
-        let mut execution = self.execute_inputs(index, depth, run);
-        execution.chunks = fold_copies(index.copies(), std::mem::take(&mut execution.chunks));
-        execution
-    }
-
+    /// The method over each retriever's list from `run` (retriever, depth).
     fn execute_inputs(
         &self,
-        index: &IndexedCorpus,
+        index: &dyn IndexReader,
         depth: usize,
         run: &dyn Fn(Retriever, usize) -> Retrieval,
     ) -> Execution {
@@ -170,8 +90,9 @@ impl Method {
             }
             Method::Default | Method::Words => {
                 let inputs = run_inputs(run, self.inputs().into_iter().map(|r| (r, 1.0)));
-                let document = |chunk: ChunkId| index.corpus().chunks[chunk as usize].document;
-                Execution::combined(&self.name(), inputs, &document, depth)
+                let document = |chunk: ChunkId| index.document_of(chunk);
+                let fused = default_method::combine(&document, &input_lists(&inputs), depth);
+                Execution::fused(&self.name(), inputs, fused)
             }
         }
     }
@@ -195,7 +116,7 @@ pub(super) fn fold_copies(copies: &Copies, chunks: Vec<ScoredChunk>) -> Vec<Scor
 /// One question's candidates with their standardised scores and labels, as [`training::train`] reads
 /// them: the union of `retrievers`' lists for `query`, `relevant` deciding each chunk's label.
 pub fn labelled_candidates(
-    index: &IndexedCorpus,
+    index: &dyn IndexReader,
     query: Query<'_>,
     retrievers: &[Retriever],
     relevant: &dyn Fn(ChunkId) -> bool,
@@ -224,16 +145,22 @@ fn input_lists(inputs: &[(Retriever, f32, Retrieval)]) -> Vec<&[ScoredChunk]> {
     inputs.iter().map(|(_, _, r)| r.chunks.as_slice()).collect()
 }
 
-/// A run of lists ranked elsewhere ([`Method::given`]), before the labels its trace shows are known.
-pub struct GivenRun {
-    method: Method,
+/// One question ranked ([`Method::rank`]): its chunks, what each input retriever found, and the fusion.
+pub struct Ranking {
+    /// The name of the method that ranked it.
+    method: String,
+    query: String,
     run: Execution,
 }
 
-impl GivenRun {
-    /// Its chunks, each copy folded into its original.
+impl Ranking {
+    /// Its chunks, best first, each copy folded into its original.
     pub fn chunks(&self) -> &[ScoredChunk] {
         &self.run.chunks
+    }
+
+    pub fn into_chunks(self) -> Vec<ScoredChunk> {
+        self.run.chunks
     }
 
     /// The steps its retrievers took.
@@ -249,9 +176,11 @@ impl GivenRun {
         inputs.chain(results).map(|hit| hit.chunk).chain(fused).collect()
     }
 
-    /// Its chunks and trace, showing `shown` chunks per list, each named by `label`.
-    pub fn trace(self, query: &str, label: &dyn Fn(ChunkId) -> String, shown: usize) -> (Vec<ScoredChunk>, Trace) {
-        self.run.trace(&self.method, query, label, shown)
+    /// Its chunks and trace, showing `shown` chunks per list, each named as `index` labels it (blank where
+    /// a fragment's label is not fetched yet: [`Self::traced_chunks`] says which to fetch first).
+    pub fn trace(self, index: &dyn IndexReader, shown: usize) -> (Vec<ScoredChunk>, Trace) {
+        let label = |chunk| index.chunk_label(chunk).unwrap_or_default();
+        self.run.trace(&self.method, &self.query, &label, shown)
     }
 }
 
@@ -267,7 +196,7 @@ impl Execution {
     /// Its chunks, and the trace of it showing `shown` chunks per list, each chunk named by `label`.
     fn trace(
         self,
-        method: &Method,
+        method: &str,
         query: &str,
         label: &dyn Fn(ChunkId) -> String,
         shown: usize,
@@ -300,23 +229,12 @@ impl Execution {
         });
         let trace = Trace {
             query: query.to_string(),
-            method: method.name(),
+            method: method.to_string(),
             retrievers,
             fusion,
             results: TracedChunk::list(label, &self.chunks, shown),
         };
         (self.chunks, trace)
-    }
-
-    /// The default's combination of `inputs` (`default_method::combine`), under the method's `name`.
-    fn combined(
-        name: &str,
-        inputs: Vec<(Retriever, f32, Retrieval)>,
-        document: &dyn Fn(ChunkId) -> DocId,
-        depth: usize,
-    ) -> Self {
-        let fused = default_method::combine(document, &input_lists(&inputs), depth);
-        Execution::fused(name, inputs, fused)
     }
 
     fn fused(name: &str, inputs: Vec<(Retriever, f32, Retrieval)>, fused: Vec<FusedChunk>) -> Self {

@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
-use super::{FUSION_DEPTH, Method, Query, ScoredChunk, Trace};
-use crate::corpus::copies::Copies;
-use crate::corpus::{ChunkId, DocId};
-use crate::store::IndexedCorpus;
+use super::execute::Ranking;
+use super::reader::IndexReader;
+use super::{FUSION_DEPTH, ScoredChunk, Trace};
+use crate::corpus::DocId;
 
 /// A document's place in a grouped list: its best chunk, then its other chunks the list held, best first,
 /// and the other documents that copy its best chunk's passage.
@@ -22,21 +22,17 @@ pub struct DocumentHit {
     pub also_in: Vec<DocId>,
 }
 
-/// The first `documents` documents of a ranked chunk list, in the order of their best chunks, each with
-/// the documents that copy its best chunk.
-pub fn group_by_document(index: &IndexedCorpus, chunks: &[ScoredChunk], documents: usize) -> Vec<DocumentHit> {
-    let corpus = index.corpus();
-    group_chunks(&|chunk| corpus.chunks[chunk as usize].document, index.copies(), chunks, documents)
+/// How deep to rank chunks for `documents` documents: [`FUSION_DEPTH`] at least, so that a few long
+/// documents still leave places for others.
+pub fn document_depth(documents: usize) -> usize {
+    FUSION_DEPTH.max(documents)
 }
 
-/// As [`group_by_document`], for an index known by each chunk's document and the copies alone (the engine
-/// by words, over an index's fragments).
-pub fn group_chunks(
-    document_of: &dyn Fn(ChunkId) -> DocId,
-    copies: &Copies,
-    chunks: &[ScoredChunk],
-    documents: usize,
-) -> Vec<DocumentHit> {
+/// The first `documents` documents of a ranked chunk list, in the order of their best chunks, each with
+/// the documents that copy its best chunk.
+pub fn group_by_document(index: &dyn IndexReader, chunks: &[ScoredChunk], documents: usize) -> Vec<DocumentHit> {
+    let copies = index.copies();
+    let document_of = |chunk| index.document_of(chunk);
     let mut hits: Vec<DocumentHit> = Vec::new();
     let mut place: HashMap<DocId, usize> = HashMap::new();
     for &chunk in chunks {
@@ -59,12 +55,11 @@ pub fn group_chunks(
     hits
 }
 
-impl Method {
-    /// The `documents` best documents for `query`, each at its best chunk with the others behind it, and
-    /// the trace (showing `documents` chunks per list). The method ranks [`FUSION_DEPTH`] chunks, so that
-    /// a few long documents still leave places for others.
-    pub fn grouped(&self, index: &IndexedCorpus, query: Query<'_>, documents: usize) -> (Vec<DocumentHit>, Trace) {
-        let (chunks, trace) = self.trace(index, query, FUSION_DEPTH.max(documents), documents);
+impl Ranking {
+    /// The `documents` best documents, each at its best chunk with the others behind it, and the trace
+    /// (showing `documents` chunks per list, labelled by `index`). Rank [`document_depth`] chunks for it.
+    pub fn grouped(self, index: &dyn IndexReader, documents: usize) -> (Vec<DocumentHit>, Trace) {
+        let (chunks, trace) = self.trace(index, documents);
         (group_by_document(index, &chunks, documents), trace)
     }
 }

@@ -43,8 +43,8 @@ struct Hybrid {
 
 impl Hybrid {
     fn search(index: &dyn IndexReader, query: Query<'_>) -> Hybrid {
-        let dense = index.dense(query, FUSION_DEPTH);
-        let bm25 = index.lexical(query, FUSION_DEPTH);
+        let dense = super::dense(index, query, FUSION_DEPTH);
+        let bm25 = super::bm25(index, query, FUSION_DEPTH);
         let ranked: Vec<ScoredChunk> =
             standardised_sum(&[&dense, &bm25], usize::MAX).iter().map(ScoredChunk::from).collect();
         let floor = ranked.last().map_or(0.0, |c| c.score - 1e-3);

@@ -1,12 +1,13 @@
-//! Retrievers over an [`IndexedCorpus`] and their fusion. One file per retriever (the seeds' graph
-//! retrievers next to dense and BM25), each returning scored chunks (best first) and the steps it took for
-//! the [`trace`]; the [`Retriever`] registry names them. A [`Method`] (`method.rs`) names every way of ranking
-//! chunks the CLI, `quire eval` and the app can ask for, and `execute.rs` runs one; [`fusion`] combines
-//! lists. This file holds what every retriever shares: the query, a retriever's output, and ranking chunks.
+//! Retrievers over an index and their fusion. One file per retriever (the seeds' graph retrievers next to
+//! dense and BM25), each returning scored chunks (best first) and the steps it took for the [`trace`]; the
+//! [`Retriever`] registry names them and says what each reads. Every retriever reads an [`IndexReader`]
+//! (the whole index, its preview or its fragments), so one ranking function, [`Method::rank`]
+//! (`execute.rs`), serves them all; a [`Method`] (`method.rs`) names every way of ranking chunks the CLI,
+//! `quire eval` and the app can ask for, and [`fusion`] combines lists. This file holds what every retriever
+//! shares: the query, a retriever's output, and ranking chunks.
 
 pub mod assist;
 mod bm25;
-pub mod by_words;
 mod community;
 mod default_method;
 mod dense;
@@ -42,10 +43,10 @@ pub use community::community;
 pub use default_method::{DEFAULT, WORDS};
 pub use dense::dense;
 pub use entity::entity;
-pub use execute::{GivenRun, labelled_candidates};
+pub use execute::{Ranking, labelled_candidates};
 pub use fusion::learned::{FusionModel, FusionModelError, LearnedFusion};
 pub use fusion::{FusedChunk, Fusion, RRF_K, reciprocal_rank_fusion, standardised_sum};
-pub use grouping::{DocumentHit, group_by_document};
+pub use grouping::{DocumentHit, document_depth, group_by_document};
 pub use hub::{hub, hub_score};
 pub(crate) use join::fill_below;
 pub use join::{join, join_with_anchors};
@@ -54,6 +55,7 @@ pub use one_hop::{linked_documents, one_hop};
 pub use page::page;
 pub use path::path;
 pub(crate) use path::tier_chunks;
+pub use reader::IndexReader;
 pub use retriever::Retriever;
 pub use section::section;
 pub use shared::SharedSearches;
@@ -82,18 +84,26 @@ impl From<&FusedChunk> for ScoredChunk {
     }
 }
 
-/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding, and
-/// where the searches its retrievers share are kept while they run.
+/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding,
+/// where the searches its retrievers share are kept while they run, and a retriever's list ranked elsewhere
+/// (by an LLM-assisted variant of it) that stands in for its own.
 #[derive(Clone, Copy)]
 pub struct Query<'a> {
     pub text: &'a str,
     pub vector: &'a [f32],
     shared: Option<&'a SharedSearches>,
+    given: Option<(Retriever, &'a Retrieval)>,
 }
 
 impl<'a> Query<'a> {
     pub fn new(text: &'a str, vector: &'a [f32]) -> Self {
-        Query { text, vector, shared: None }
+        Query { text, vector, shared: None, given: None }
+    }
+
+    /// The query with `list` standing in for `retriever`'s own: a method that does not read that retriever
+    /// takes it as one more input, and a single retriever becomes the standardised sum of both.
+    pub fn giving(self, retriever: Retriever, list: &'a Retrieval) -> Self {
+        Query { given: Some((retriever, list)), ..self }
     }
 
     /// The query by its words alone: every retriever that reads vectors passes it by (an empty vector would

@@ -6,23 +6,18 @@
 use std::collections::HashSet;
 
 use super::fusion::Fusion;
-use super::trace::{Step, TraceNode};
+use super::reader::IndexReader;
+use super::trace::Step;
 use super::{FUSION_DEPTH, Query, Retrieval, bm25, dense, rank_chunks};
 use crate::corpus::{ChunkId, DocId};
-use crate::store::IndexedCorpus;
 
 /// Seed documents whose expansions the trace lists.
 const TRACED_SEEDS: usize = 3;
 
 /// Pages one link away from `document`'s page, in either direction: a mention of the title, or a relation
 /// (which a link or a mention stated).
-pub fn linked_documents(index: &IndexedCorpus, document: DocId) -> Vec<DocId> {
-    index
-        .graph()
-        .entity_links(index.corpus(), document)
-        .into_iter()
-        .filter_map(|(entity, _)| index.corpus().entities[entity as usize].document)
-        .collect()
+pub fn linked_documents(index: &dyn IndexReader, document: DocId) -> Vec<DocId> {
+    index.linked_entities(document).into_iter().filter_map(|entity| index.page_of(entity)).collect()
 }
 
 /// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.
@@ -30,8 +25,7 @@ pub fn description() -> String {
     "baseline: RRF plus the documents one title mention away".to_string()
 }
 
-pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-    let corpus = &index.corpus();
+pub fn one_hop(index: &dyn IndexReader, query: Query<'_>, depth: usize) -> Retrieval {
     let fusion_depth = FUSION_DEPTH.max(depth);
     let dense_hits = dense(index, query, fusion_depth);
     let bm25_hits = bm25(index, query, fusion_depth);
@@ -42,18 +36,18 @@ pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retriev
     let mut steps = Vec::new();
     for seed in &seeds {
         scored.push((seed.chunk, seed.score));
-        let document = corpus.chunks[seed.chunk as usize].document;
+        let document = index.document_of(seed.chunk);
         if !expanded.insert(document) {
             continue;
         }
         seed_pages.push(document);
         for neighbour in linked_documents(index, document) {
-            scored.extend(corpus.document_chunks(neighbour).map(|c| (c, seed.score)));
+            scored.extend(index.document_chunks(neighbour).map(|c| (c, seed.score)));
             if seed_pages.len() <= TRACED_SEEDS {
                 steps.push(Step::Expand {
-                    from: TraceNode::entity(corpus, document, seed.score),
+                    from: index.entity_node(document, seed.score),
                     relation: "title mention".into(),
-                    to: TraceNode::entity(corpus, neighbour, seed.score),
+                    to: index.entity_node(neighbour, seed.score),
                     score: seed.score,
                 });
             }
@@ -62,7 +56,7 @@ pub fn one_hop(index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retriev
             break;
         }
     }
-    let shown = seed_pages.iter().take(TRACED_SEEDS).map(|&d| TraceNode::entity(corpus, d, 0.0)).collect();
+    let shown = seed_pages.iter().take(TRACED_SEEDS).map(|&d| index.entity_node(d, 0.0)).collect();
     steps.insert(0, Step::seeds("documents of the RRF(dense, BM25) list, in its order", shown));
     Retrieval { chunks: rank_chunks(index, query.vector, scored, depth), steps }
 }

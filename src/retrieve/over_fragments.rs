@@ -1,61 +1,54 @@
-//! Answering over an index's fragments (`store::fragments`) on a large site, while the rest loads: by
+//! Answering over an index's fragments (`store::fragments`) on a large site, while the rest loads, by the
+//! one ranking function ([`Method::rank`] over the fragments as an [`IndexReader`](super::IndexReader)): by
 //! words and through the graph ([`Method::Words`]: BM25, the community retriever and the node-set join) in
-//! the engine by words, and by words and meaning (the standardised sum of dense and BM25, the default's
-//! hybrid) in the full engine before the whole index has loaded. By words it ranks as the whole index does,
-//! to the bit; dense ranks the chunks of the partitions the question's nearest centroids point to, each
-//! scored as the whole index scores it. The caller fetches what each step names
-//! ([`FragmentedIndex::missing_for_words`], [`FragmentedIndex::missing_for_query`],
-//! [`FragmentedIndex::missing_for_meaning`], [`Ranked::shown_chunks`]).
-
-use std::collections::HashMap;
+//! the engine by words, and by words and meaning (the standardised sum of dense and BM25) in the full engine
+//! before the whole index has loaded. By words it ranks as the whole index does, to the bit; dense ranks the
+//! chunks of the partitions the question's nearest centroids point to, each scored as the whole index scores
+//! it. The caller fetches what each step names ([`missing`], then [`Ranked::shown_chunks`]).
 
 use super::community::{community_label, first_chunk};
-use super::execute::GivenRun;
-use super::grouping::group_chunks;
+use super::execute::Ranking;
 use super::trace::{NodeKind, TraceGraph};
-use super::{DocumentHit, FUSION_DEPTH, Method, Retrieval, Retriever, ScoredChunk, Trace, by_words};
+use super::{DocumentHit, Fusion, Method, Query, Retriever, Trace, document_depth, group_by_document};
 use crate::corpus::ChunkId;
-use crate::index::bm25::best;
-use crate::store::fragments::FragmentedIndex;
+use crate::store::fragments::{Fragment, FragmentedIndex};
 
 /// A question ranked, before the texts it shows are known.
 pub struct Ranked {
-    query: String,
-    run: GivenRun,
-    /// The run's chunks grouped by document.
+    ranking: Ranking,
+    /// The ranking's chunks grouped by document.
     hits: Vec<DocumentHit>,
     documents: usize,
 }
 
-/// The `documents` best documents for `query` by words and through the graph; `None` until the graph and
-/// every bucket its terms lie in are fetched.
-pub fn rank_by_words(index: &FragmentedIndex, query: &str, documents: usize) -> Option<Ranked> {
-    if !index.missing_for_words(query).is_empty() {
+/// The method the fragments answer `query` by: [`Method::Words`] without a vector; with one, the
+/// standardised sum of dense and BM25 (the fragments hold no community vectors, so not the default).
+pub fn method(query: Query<'_>) -> Method {
+    match query.has_vector() {
+        true => Method::Fused { fusion: Fusion::Zsum, inputs: vec![(Retriever::Dense, 1.0), (Retriever::Bm25, 1.0)] },
+        false => Method::Words,
+    }
+}
+
+/// What ranking `query` by [`method`] needs and is not fetched yet: by words, its buckets and the graph,
+/// then the community summaries' buckets; by meaning, its buckets, the centroids and the partitions they
+/// point to.
+pub fn missing(index: &FragmentedIndex, query: Query<'_>) -> Vec<Fragment> {
+    match query.has_vector() {
+        true => [index.missing_for_query(query.text), index.missing_for_meaning(query.vector)].concat(),
+        false => index.missing_for_words(query.text),
+    }
+}
+
+/// The `documents` best documents for `query` by [`method`], ranked by [`Method::rank`] as over the whole
+/// index; `None` until [`missing`] names nothing.
+pub fn rank(index: &FragmentedIndex, query: Query<'_>, documents: usize) -> Option<Ranked> {
+    if !missing(index, query).is_empty() {
         return None;
     }
-    Some(ranked(index, query, by_words::run(index, query, documents), documents))
-}
-
-/// The `documents` best documents for `query`, whose vector is `vector`, by the standardised sum of dense
-/// and BM25; `None` until its buckets, the centroids and the partitions they point to are fetched.
-pub fn rank_by_meaning(index: &FragmentedIndex, query: &str, vector: &[f32], documents: usize) -> Option<Ranked> {
-    let dense: Vec<ScoredChunk> = index.dense_hits(vector, FUSION_DEPTH)?.into_iter().map(ScoredChunk::from).collect();
-    let inputs = vec![
-        (Retriever::Dense, Retrieval { chunks: dense, steps: Vec::new() }),
-        (Retriever::Bm25, lexical(index, query)?),
-    ];
-    let run = Method::given(inputs, index.copies(), FUSION_DEPTH.max(documents));
-    Some(ranked(index, query, run, documents))
-}
-
-fn lexical(index: &FragmentedIndex, query: &str) -> Option<Retrieval> {
-    let chunks = best(index.bm25_scores(query)?, FUSION_DEPTH).into_iter().map(ScoredChunk::from).collect();
-    Some(Retrieval { chunks, steps: Vec::new() })
-}
-
-fn ranked(index: &FragmentedIndex, query: &str, run: GivenRun, documents: usize) -> Ranked {
-    let hits = group_chunks(&|chunk| index.document_of(chunk), index.copies(), run.chunks(), documents);
-    Ranked { query: query.to_string(), run, hits, documents }
+    let ranking = method(query).rank(index, query, document_depth(documents));
+    let hits = group_by_document(index, ranking.chunks(), documents);
+    Some(Ranked { ranking, hits, documents })
 }
 
 impl Ranked {
@@ -64,20 +57,22 @@ impl Ranked {
     pub fn shown_chunks(&self, index: &FragmentedIndex) -> Vec<ChunkId> {
         let results = self.hits.iter().flat_map(|hit| std::iter::once(&hit.best).chain(&hit.more));
         let communities =
-            self.run.steps().flat_map(|step| step.nodes()).filter(|node| node.kind == NodeKind::Community);
+            self.ranking.steps().flat_map(|step| step.nodes()).filter(|node| node.kind == NodeKind::Community);
         let naming = communities.filter_map(|node| first_chunk(index, node.id));
-        self.run.traced_chunks(self.documents).into_iter().chain(results.map(|hit| hit.chunk)).chain(naming).collect()
+        self.ranking
+            .traced_chunks(self.documents)
+            .into_iter()
+            .chain(results.map(|hit| hit.chunk))
+            .chain(naming)
+            .collect()
     }
 
     /// The results and the trace; `None` until the text runs of [`Self::shown_chunks`] are fetched.
     pub fn finish(self, index: &FragmentedIndex) -> Option<(Vec<DocumentHit>, Trace)> {
-        let labels: HashMap<ChunkId, String> = self
-            .shown_chunks(index)
-            .into_iter()
-            .map(|chunk| index.chunk_view(chunk).map(|view| (chunk, view.label)))
-            .collect::<Option<_>>()?;
-        let label = |chunk: ChunkId| labels.get(&chunk).cloned().unwrap_or_default();
-        let (_, mut trace) = self.run.trace(&self.query, &label, self.documents);
+        if self.shown_chunks(index).into_iter().any(|chunk| index.chunk_view(chunk).is_none()) {
+            return None;
+        }
+        let (_, mut trace) = self.ranking.trace(index, self.documents);
         // The communities were named before the chunks naming them were fetched.
         let steps = trace.retrievers.iter_mut().flat_map(|retriever| &mut retriever.steps);
         for node in steps.flat_map(|step| step.nodes_mut()).filter(|node| node.kind == NodeKind::Community) {

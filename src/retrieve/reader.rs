@@ -1,9 +1,11 @@
-//! What the retrievers that answer by words and through the graph (BM25, the node-set join, the community
-//! retriever) read of an index: its BM25 scores, its documents' chunks, its entities and their links, its
-//! communities. The whole index reads all of it in memory; an index's fragments on a static site
-//! (`over_fragments`) read it from the parts they fetched, so [`Method::Words`](super::Method::Words) runs
-//! over either and ranks alike. Vectors are read only where the whole index has them: the fragments give a
-//! query's vector nothing to compare, and answer by words.
+//! What every retriever reads of an index: its BM25 and dense searches, its documents' chunks, its entities
+//! and their links, its communities. The whole index (or its preview while an update runs) reads all of it
+//! in memory; an index's fragments on a static site (`over_fragments`) read it from the parts they fetched,
+//! so [`Method::rank`](super::Method::rank), the one ranking function, runs over either and ranks alike.
+//!
+//! The vectors of pages, sections, entities and relations, and the graph of sections and relations the
+//! retrievers over them walk, exist only in a whole index that was given them: a retriever over node
+//! vectors asks [`IndexReader::node_vectors`] and explains, as its one step, why it found nothing without.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -18,12 +20,17 @@ use crate::store::IndexedCorpus;
 use crate::store::fragments::{FragmentGraph, FragmentedIndex};
 
 pub trait IndexReader {
-    /// BM25's `k` best chunks for the query.
+    /// BM25's `k` best chunks for the query, searched afresh (the BM25 retriever shares one search among a
+    /// question's retrievers).
     fn lexical(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk>;
     /// BM25's score of every chunk holding a term of `text`.
     fn lexical_scores(&self, text: &str) -> HashMap<ChunkId, f32>;
-    /// Dense search's `k` best chunks; none without a vector.
+    /// Dense search's `k` best chunks for the query's vector, searched afresh; none without a vector.
     fn dense(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk>;
+    /// The whole index in memory, where it holds the vectors of its pages, sections, entities and relations
+    /// (`store::Vectors::All`): what the retrievers over node vectors read beside its graph. `None` for an
+    /// index of chunk vectors alone and for fragments.
+    fn node_vectors(&self) -> Option<&IndexedCorpus>;
     /// The query vector's similarity to `chunk`'s vector; 0 where there is none to compare.
     fn similarity(&self, vector: &[f32], chunk: ChunkId) -> f32;
     fn document_of(&self, chunk: ChunkId) -> DocId;
@@ -66,7 +73,7 @@ pub trait IndexReader {
 
 impl IndexReader for IndexedCorpus {
     fn lexical(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
-        super::bm25(self, query, k)
+        self.bm25().search(query.text, k).into_iter().map(ScoredChunk::from).collect()
     }
 
     fn lexical_scores(&self, text: &str) -> HashMap<ChunkId, f32> {
@@ -74,7 +81,15 @@ impl IndexReader for IndexedCorpus {
     }
 
     fn dense(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
-        super::dense(self, query, k)
+        if !query.has_vector() {
+            return Vec::new();
+        }
+        let hits = self.chunk_index().search(self.embeddings().vectors(), query.vector, k);
+        hits.into_iter().map(ScoredChunk::from).collect()
+    }
+
+    fn node_vectors(&self) -> Option<&IndexedCorpus> {
+        (self.vectors() == crate::store::Vectors::All).then_some(self)
     }
 
     fn similarity(&self, vector: &[f32], chunk: ChunkId) -> f32 {
@@ -137,7 +152,8 @@ impl IndexReader for IndexedCorpus {
 }
 
 /// Over the fragments fetched so far: what is missing reads as nothing (the caller fetches first what
-/// [`FragmentedIndex::missing_for_words`] names).
+/// [`FragmentedIndex::missing_for_words`] and [`FragmentedIndex::missing_for_meaning`] name). Dense search
+/// ranks the chunks of the partitions the query's nearest centroids point to.
 impl IndexReader for FragmentedIndex {
     fn lexical(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
         crate::index::bm25::best(self.lexical_scores(query.text), k).into_iter().map(ScoredChunk::from).collect()
@@ -147,8 +163,16 @@ impl IndexReader for FragmentedIndex {
         self.bm25_scores(text).unwrap_or_default()
     }
 
-    fn dense(&self, _: Query<'_>, _: usize) -> Vec<ScoredChunk> {
-        Vec::new()
+    fn dense(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
+        if !query.has_vector() {
+            return Vec::new();
+        }
+        let hits = self.dense_hits(query.vector, k).unwrap_or_default();
+        hits.into_iter().map(ScoredChunk::from).collect()
+    }
+
+    fn node_vectors(&self) -> Option<&IndexedCorpus> {
+        None
     }
 
     fn similarity(&self, _: &[f32], _: ChunkId) -> f32 {

@@ -5,18 +5,20 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::reader::IndexReader;
 use super::{Query, Retrieval};
 use super::{bm25, community, dense, entity, hub, join, one_hop, page, path, section, triplet};
 use crate::store::IndexedCorpus;
 
-/// What a retriever searches.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reads {
-    /// Chunks (their texts, vectors, the chunk graph) and the knowledge graph's links.
-    Chunks,
-    /// Also the vectors of pages, sections, entities or relations, which an index of chunk vectors must
-    /// gain first (`store::Vectors`).
-    NodeVectors,
+/// How a retriever runs, which says what it reads.
+#[derive(Clone, Copy)]
+enum Run {
+    /// Over any index ([`IndexReader`]: the whole index, its preview or its fragments): chunks (their texts,
+    /// vectors, the chunk graph) and the knowledge graph's links.
+    Reader(fn(&dyn IndexReader, Query<'_>, usize) -> Retrieval),
+    /// Over the vectors of pages, sections, entities or relations ([`IndexReader::node_vectors`]), which an
+    /// index of chunk vectors must gain first (`store::Vectors`).
+    NodeVectors(fn(&IndexedCorpus, Query<'_>, usize) -> Retrieval),
 }
 
 /// What the registry knows of a retriever.
@@ -25,9 +27,8 @@ struct Entry {
     name: &'static str,
     /// The seed document it comes from (`0` is seed 000; docs/ARCHITECTURE.md's glossary), if any.
     seed: Option<u8>,
-    reads: Reads,
     description: fn() -> String,
-    run: fn(&IndexedCorpus, Query<'_>, usize) -> Retrieval,
+    run: Run,
 }
 
 /// Declares the [`Retriever`] enum and its [`REGISTRY`] from one list, so no variant can lack its row.
@@ -45,9 +46,8 @@ macro_rules! registry {
                 retriever: Retriever::$variant,
                 name: $name,
                 seed: $seed,
-                reads: Reads::$reads,
                 description: $module::description,
-                run: $run,
+                run: Run::$reads($run),
             },)*
         ];
     };
@@ -62,17 +62,17 @@ macro_rules! plain {
 
 // The seeds' retrievers, then the one-hop baseline: variant = name, seed, what it reads, module, run.
 registry! {
-    Dense = "dense", Some(0), Chunks, dense, plain!(dense::dense);
-    Bm25 = "bm25", Some(4), Chunks, bm25, plain!(bm25::bm25);
+    Dense = "dense", Some(0), Reader, dense, plain!(dense::dense);
+    Bm25 = "bm25", Some(4), Reader, bm25, plain!(bm25::bm25);
     Page = "page", Some(0), NodeVectors, page, page::page;
     Section = "section", Some(0), NodeVectors, section, section::section;
     Entity = "entity", Some(0), NodeVectors, entity, entity::entity;
     Path = "path", Some(0), NodeVectors, path, path::path;
     Hub = "hub", Some(1), NodeVectors, hub, hub::hub;
-    Join = "join", Some(2), Chunks, join, |index, query, depth| join::join(index, query, depth);
+    Join = "join", Some(2), Reader, join, join::join;
     Triplet = "triplet", Some(3), NodeVectors, triplet, triplet::triplet;
-    Community = "community", Some(4), Chunks, community, |index, query, depth| community::community(index, query, depth);
-    OneHop = "onehop", None, Chunks, one_hop, one_hop::one_hop;
+    Community = "community", Some(4), Reader, community, community::community;
+    OneHop = "onehop", None, Reader, one_hop, one_hop::one_hop;
 }
 
 /// How many registry rows come from a seed.
@@ -128,18 +128,21 @@ impl Retriever {
     /// Whether it searches the vectors of other nodes than chunks (pages, sections, entities, relations),
     /// which an index of chunk vectors must gain first (`store::Vectors`).
     pub fn reads_node_vectors(self) -> bool {
-        self.entry().reads == Reads::NodeVectors
+        matches!(self.entry().run, Run::NodeVectors(_))
     }
 
     /// Its ranked chunks for `query`; none, with the reason as its one step, on an index that lacks the
     /// node vectors it reads (a front end adds them before running it: `pipeline::Base::AllVectors`).
-    pub fn run(self, index: &IndexedCorpus, query: Query<'_>, depth: usize) -> Retrieval {
-        if self.reads_node_vectors() && index.vectors() != crate::store::Vectors::All {
-            let note = "this index holds chunk vectors only; the page, section, entity and relation vectors this \
-                        retriever searches are added when it is chosen";
-            return Retrieval { chunks: Vec::new(), steps: vec![super::Step::keep(note, Vec::new(), 0.0)] };
+    pub fn run(self, index: &dyn IndexReader, query: Query<'_>, depth: usize) -> Retrieval {
+        match (self.entry().run, index.node_vectors()) {
+            (Run::Reader(run), _) => run(index, query, depth),
+            (Run::NodeVectors(run), Some(index)) => run(index, query, depth),
+            (Run::NodeVectors(_), None) => {
+                let note = "this index holds chunk vectors only; the page, section, entity and relation vectors \
+                            this retriever searches are added when it is chosen";
+                Retrieval { chunks: Vec::new(), steps: vec![super::Step::keep(note, Vec::new(), 0.0)] }
+            }
         }
-        (self.entry().run)(index, query, depth)
     }
 }
 

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::reader::IndexReader;
 use super::{Query, ScoredChunk};
 use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
@@ -56,9 +57,9 @@ impl<K: std::hash::Hash + Eq, V> Memo<K, V> {
 
 impl SharedSearches {
     /// Whether this memo serves `query` over `index` (the first pair it was asked for).
-    fn serves(&self, index: &IndexedCorpus, query: Query<'_>) -> bool {
+    fn serves(&self, index: &dyn IndexReader, query: Query<'_>) -> bool {
         let identity = [
-            index as *const IndexedCorpus as usize,
+            index as *const dyn IndexReader as *const () as usize,
             query.vector.as_ptr() as usize,
             query.vector.len(),
             query.text.as_ptr() as usize,
@@ -71,7 +72,7 @@ impl SharedSearches {
     pub(crate) fn chunks(
         &self,
         list: ChunkList,
-        (index, query): (&IndexedCorpus, Query<'_>),
+        (index, query): (&dyn IndexReader, Query<'_>),
         k: usize,
         search: impl FnOnce() -> Vec<ScoredChunk>,
     ) -> Vec<ScoredChunk> {

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::ReportLine;
 use crate::eval::Table;
+use crate::index::excerpt::Piece;
 use crate::retrieve::trace::TraceGraph;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
 use crate::store::CorpusSummary;
@@ -182,9 +183,13 @@ pub struct ResultRow {
     pub source: String,
     pub chunk: u32,
     pub score: f32,
-    /// Where each retriever ranked this chunk (`dense #2 · join –`).
-    pub ranks: String,
+    /// Where each input list ranked this chunk, by the list's name (`dense`, 2; `join`, none).
+    pub ranks: Vec<(String, Option<usize>)>,
+    /// The chunk's whole text (what a citation quotes); the page shows [`Self::excerpt`] and opens the whole
+    /// chunk in the outline.
     pub text: String,
+    /// The passage around the question's words, the words BM25 matched marked (`index::excerpt`).
+    pub excerpt: Vec<Piece>,
     /// The document's other chunks the method ranked, best first (results are grouped by document).
     pub more: Vec<ResultRow>,
     /// Other documents whose best chunk is a near copy of this one (a quote, a copy in another folder).

@@ -51,11 +51,33 @@ async function search(page, text) {
     label: li.querySelector(".label").textContent,
     meta: li.querySelector(".meta").textContent,
     text: li.querySelector(".text").textContent,
+    marked: [...li.querySelectorAll(":scope > .text mark")].map((m) => m.textContent),
+    ranks: [...li.querySelectorAll(":scope > .ranks .rank")].map((r) => r.textContent),
   })));
 }
 
 async function documentCount(page) {
   return Number((await page.textContent("#stats-line")).split(" ")[0]);
+}
+
+/// Clicks the sample question `text`, opening the list where the last answer folded it away.
+async function pickSample(page, text) {
+  await page.$eval("#samples", (details) => { details.open = true; });
+  await page.click(`#samples button.sample:text-is(${JSON.stringify(text)})`);
+}
+
+const AXE = await readFile(join(import.meta.dirname, "node_modules/axe-core/axe.min.js"), "utf8");
+
+/// Runs axe-core's WCAG 2 A and AA rules (none turned off) on the page as it is, and fails on any serious or
+/// critical violation, naming the view.
+async function checkAccessible(page, view) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const found = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  assert.deepEqual(violations, [], `${view}: ${violations.join("\n")}`);
 }
 
 async function upload(page, files, expectedDocuments) {
@@ -88,12 +110,61 @@ test("a question is answered with provenance from the right document", async () 
   assert.ok(results.slice(0, 3).some((r) => r.text.includes("Neil Armstrong became the first person")), JSON.stringify(results.slice(0, 3)));
   // The default method reads dense, BM25, community and the node-set join; each result says where each ranked it,
   // and names a document once.
-  assert.match(results[0].meta, /score -?\d+\.\d{4} · dense (#\d+|–) · bm25 (#\d+|–) · community (#\d+|–) · join (#\d+|–)$/);
+  assert.match(results[0].meta, / · found by (all 4|[1-3] of 4) lists$/);
+  assert.deepEqual(results[0].ranks.map((r) => r.split(" ")[0]), ["dense", "bm25", "community", "join"]);
+  assert.ok(results[0].ranks.every((r) => /^\w+ (#\d+|–)$/.test(r)), JSON.stringify(results[0].ranks));
+  // Each result shows the passage around the question's words, the words BM25 matched marked (stemmed).
+  const marked = results.flatMap((r) => r.marked.map((m) => m.toLowerCase()));
+  assert.ok(marked.includes("moon") && marked.some((m) => m.startsWith("walk")), JSON.stringify(marked));
+  assert.ok(!marked.includes("the") && !marked.includes("was"), "stop words are not marked");
   const sources = results.map((r) => r.meta.split(" · ")[0]);
   assert.equal(new Set(sources).size, sources.length, JSON.stringify(sources));
   // A second question waits for its own answer, not the first one's results.
   const second = await search(page, "What is the Sun made of?");
   assert.notDeepEqual(second, results);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("every view passes axe-core's WCAG 2 A and AA rules, and every control is reached by the keyboard", async () => {
+  const { page, errors } = await openApp();
+  await checkAccessible(page, "start");
+  await search(page, "Who was the first person to walk on the Moon?");
+  await checkAccessible(page, "results");
+  await page.click("#how-to-search summary");
+  await checkAccessible(page, "how to search");
+  await page.click("#teaching-view summary");
+  await page.waitForSelector("#trace-graph .node");
+  await checkAccessible(page, "teaching view");
+  await page.click("#results .result .label");
+  await page.waitForSelector("#outline .outline-chunk.focused");
+  await checkAccessible(page, "outline");
+  await page.click("#llm-settings summary");
+  await checkAccessible(page, "LLM settings");
+  await page.click("#corpus-graph summary");
+  await page.waitForSelector("#corpus-graph-drawing .node");
+  await checkAccessible(page, "corpus graph and evaluation");
+  await page.setInputFiles("#files", [
+    { name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe harbour lights shine at night.\n") },
+    { name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.7\nnot a pdf") },
+  ]);
+  await page.waitForSelector("#ingest-problems li");
+  await checkAccessible(page, "a folder's report");
+
+  // Tab from the top of the page: every kind of control is reached, in the order the page reads.
+  await page.locator("h1").click();
+  const reached = [];
+  for (let i = 0; i < 400 && !reached.includes("#eval-bundled"); i++) {
+    await page.keyboard.press("Tab");
+    reached.push(await page.evaluate(() => {
+      const e = document.activeElement;
+      return e.id ? `#${e.id}` : e.closest("[id]") ? `#${e.closest("[id]").id} ${e.tagName.toLowerCase()}` : e.tagName.toLowerCase();
+    }));
+  }
+  for (const control of ["#query", "#search", "#ask-llm", "#how-to-search summary", "#results button", "#files", "#llm-settings summary", "#corpus-graph summary", "#eval-bundled"]) {
+    assert.ok(reached.includes(control), `${control} not reached by Tab: ${reached.join(" ")}`);
+  }
+  assert.ok(reached.indexOf("#query") < reached.indexOf("#results button"), "the question comes before the results");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -184,12 +255,17 @@ test("retrievers, fusion and the number of results are the user's choice, and th
   const { page, errors } = await openApp();
   // The default reads its own retrievers; choosing a fusion hands the choice of retrievers to the user.
   assert.equal(await page.isDisabled('#retrievers input[value="join"]'), true);
+  // The controls fold under "How to search", whose summary names the method in use.
+  assert.equal(await page.textContent("#method-in-use"), "the default, 6 results");
+  await page.click("#how-to-search summary");
   await page.check('#fusion input[value="rrf"]');
   await page.uncheck('#retrievers input[value="join"]');
   await page.fill("#top-k", "3");
   let results = await search(page, "Which agency launched Eagle?");
   assert.equal(results.length, 3);
-  assert.match(results[0].meta, / · dense (#\d+|–) · bm25 (#\d+|–)$/);
+  assert.match(results[0].meta, / · found by (all 2|1 of 2) lists$/);
+  assert.deepEqual(results[0].ranks.map((r) => r.split(" ")[0]), ["dense", "bm25"]);
+  assert.equal(await page.textContent("#method-in-use"), "reciprocal rank of dense, bm25, 3 results");
   assert.match(await page.textContent(".timing"), /\(rrf\)/);
 
   // One retriever alone ranks by itself; its trace lists its seeds and what it kept.
@@ -198,7 +274,7 @@ test("retrievers, fusion and the number of results are the user's choice, and th
   await page.check('#retrievers input[value="path"]');
   // The demo holds chunk vectors only: the first retriever that searches entities has them embedded first.
   results = await search(page, "Who commanded the mission that landed Eagle?");
-  assert.match(results[0].meta, / · path #1$/);
+  assert.match(results[0].meta, / · path ranked it #1$/);
   assert.match(await page.textContent("#notice"), /^Embedded this index's pages, sections, entities and relations \(\d+ texts/);
   const trace = await page.textContent("#trace pre");
   assert.match(trace, /\[path\] weight 1/);
@@ -212,7 +288,7 @@ test("the multi-hop demo answers bridge questions with both paragraphs", async (
   await page.click('button[data-demo="multihop"]');
   await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
   const question = "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?";
-  await page.click(`#samples .sample >> text=${question}`);
+  await pickSample(page, question);
   await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, question);
   const labels = await page.$$eval("#results .result .label", (items) => items.map((l) => l.textContent));
   for (const title of ["Big Stone Gap (film)", "Adriana Trigiani"]) {
@@ -589,29 +665,51 @@ test("the teaching view steps through the retrieval as a graph in seed 000's col
   const visible = () => page.$$eval("#trace-graph .node:not(.hidden)", (nodes) => nodes.length);
   const total = await page.$$eval("#trace-graph .node", (nodes) => nodes.length);
   assert.equal(await visible(), total, "the whole answer shows first");
-  assert.match(await page.textContent("#stage"), /^6 \/ 6: final context$/);
-
-  for (let i = 0; i < 5; i++) await page.click("#step-back");
-  assert.match(await page.textContent("#stage"), /^1 \/ 6: the question$/);
+  // The tour: the question, each retriever's steps (where it starts, what it follows, what it ranks), the
+  // fusion, the final context; each step with a caption in plain words.
+  const [, at, count] = (await page.textContent("#stage")).match(/^(\d+) \/ (\d+): final context$/);
+  const steps = Number(count);
+  assert.equal(Number(at), steps);
+  assert.ok(steps >= 8, `${steps} steps`);
+  for (let i = 1; i < steps; i++) await page.click("#step-back");
+  assert.equal(await page.textContent("#stage"), `1 / ${steps}: the question`);
   assert.equal(await visible(), 1, "only the question at the first step");
+  assert.equal(await page.textContent("#caption"), "The question: “Who commanded the mission that landed Eagle?”. 4 retrievers look for it, each in its own way.");
   const counts = [1];
-  for (let i = 0; i < 5; i++) {
+  const captions = [];
+  for (let i = 1; i < steps; i++) {
     await page.click("#step-forward");
     counts.push(await visible());
+    captions.push(await page.textContent("#caption"));
   }
-  assert.ok(counts.every((n, i) => i === 0 || n >= counts[i - 1]) && counts[5] === total, JSON.stringify(counts));
-  assert.ok(counts[1] > 1, `the seeds add nodes: ${JSON.stringify(counts)}`);
+  assert.ok(counts.every((n, i) => i === 0 || n >= counts[i - 1]) && counts.at(-1) === total, JSON.stringify(counts));
+  assert.ok(counts[1] > 1, `the first retriever adds nodes: ${JSON.stringify(counts)}`);
+  for (const expected of [/^Dense search finds these \d+ chunks by meaning/, /^BM25 finds these \d+ chunks by their words\.$/,
+    /^The node-set join starts from \d+ (pages|entities|nodes): /, /^The default method makes one list of the 4 lists: \d+ chunks/,
+    /^The final context: the \d+ best chunks shown as results/]) {
+    assert.ok(captions.some((c) => expected.test(c)), `${expected} in ${JSON.stringify(captions)}`);
+  }
+
+  // Presenting: full screen, → and space step on, ← back.
+  await page.click("#present");
+  await page.waitForFunction(() => document.fullscreenElement?.classList.contains("teaching"));
+  await page.keyboard.press("ArrowLeft");
+  assert.equal(await page.getAttribute("#stage", "data-stage"), String(steps - 2));
+  await page.keyboard.press("Space");
+  assert.equal(await page.getAttribute("#stage", "data-stage"), String(steps - 1));
+  await page.evaluate(() => document.exitFullscreen());
+  await page.waitForFunction(() => document.fullscreenElement === null);
 
   // Seed 000's colours: chunks green, sections blue, entities red.
   const fill = (kind) => page.$eval(`#trace-graph .node.${kind} circle`, (c) => getComputedStyle(c).fill).catch(() => null);
-  assert.equal(await fill("chunk"), "rgb(47, 138, 74)");
+  assert.equal(await fill("chunk"), "rgb(38, 119, 63)");
   const entity = await fill("entity");
-  assert.ok(entity === null || entity === "rgb(181, 58, 47)", entity);
+  assert.ok(entity === null || entity === "rgb(176, 54, 43)", entity);
 
   // Play runs from the question to the final context by itself.
   await page.click("#play");
   await page.waitForFunction(() => document.querySelector("#stage")?.dataset.stage === "0");
-  await page.waitForFunction(() => document.querySelector("#stage")?.dataset.stage === "5", null, { timeout: 20_000 });
+  await page.waitForFunction((last) => document.querySelector("#stage")?.dataset.stage === last, String(steps - 1), { timeout: 60_000 });
 
   // Select, zoom and pan.
   await page.click("#trace-graph .node.chunk >> nth=0", { force: true });
@@ -629,6 +727,28 @@ test("the teaching view steps through the retrieval as a graph in seed 000's col
   assert.notEqual(await viewBox(), zoomed);
   const shot = await page.locator("#trace-graph").screenshot();
   assert.ok(shot.length > 8000, `the drawing looks blank (${shot.length} bytes of PNG)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("on a projector (1280×720) every label of the teaching view is at least 14 px at every step", async () => {
+  const { page, errors } = await openApp();
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await search(page, "Who was the first person to walk on the Moon?");
+  await page.click("#teaching-view summary");
+  await page.waitForSelector("#trace-graph .node");
+  const steps = Number((await page.textContent("#stage")).match(/^\d+ \/ (\d+):/)[1]);
+  await page.locator("#teaching-view .teaching").focus();
+  await page.keyboard.press("Home");
+  const sizes = [];
+  for (let step = 0; step < steps; step++) {
+    if (step > 0) await page.keyboard.press("ArrowRight");
+    await page.waitForFunction((s) => document.querySelector("#stage")?.dataset.stage === String(s), step);
+    // The rendered size of each label shown: its font size times the drawing's scale on screen.
+    sizes.push(await page.evaluate(() => Math.min(...[...document.querySelectorAll("#trace-graph .node:not(.hidden) text, #trace-graph .lane-label")]
+      .map((text) => parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a))));
+  }
+  assert.ok(sizes.every((px) => px >= 14), `smallest label per step: ${sizes.map((px) => px.toFixed(1)).join(", ")} px`);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -926,7 +1046,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     assert.equal(await page.textContent("h1"), "Unsafe Rust notes");
     assert.equal(await page.title(), "Unsafe Rust notes · Quire");
     assert.match(await page.textContent("#stats-line"), /^4 documents/);
-    await page.click('#samples button.sample:text("Which types are not Send?")');
+    await pickSample(page, "Which types are not Send?");
     await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "Which types are not Send?");
     assert.match(await page.textContent("#results .result .label"), /Send and Sync/);
     assert.equal(await page.$("#from-fragments"), null, "answered from the whole index once it has loaded");
@@ -938,6 +1058,7 @@ test("quire site publishes a folder as a static site that opens its index from a
     await page.waitForFunction(() => document.querySelectorAll("#lesson-comparison th").length === 3);
     assert.deepEqual(await headers(), ["dense", "bm25", "fused (zsum)"]);
     assert.ok(await page.$eval("#teaching-view", (d) => d.open), "the teaching view opens with a step");
+    await checkAccessible(page, "lesson");
     await page.locator("h1").click();
     await page.keyboard.press("ArrowRight");
     await page.waitForFunction(() => document.querySelector("#results")?.dataset.query === "What does leaking memory mean?");

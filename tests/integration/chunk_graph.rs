@@ -94,7 +94,8 @@ fn the_community_retriever_goes_from_the_question_to_its_community() {
     let index = index();
     let question = "How do ships avoid the reef at night?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-    let (chunks, trace) = Method::Single(Retriever::Community).trace(index, Query::new(question, &vector), 10, 10);
+    let (chunks, trace) =
+        Method::Single(Retriever::Community).rank(index, Query::new(question, &vector), 10).trace(index, 10);
     let first = index.corpus().document_chunks(0).start;
     assert!([first, first + 1].contains(&chunks[0].chunk), "{}", trace.render());
     let Step::Seeds { nodes, .. } = &trace.retrievers[0].steps[0] else { panic!("{}", trace.render()) };

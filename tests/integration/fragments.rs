@@ -17,9 +17,8 @@ use proptest::test_runner::TestRunner;
 use quire::corpus::{DocId, SourceFile};
 use quire::embed::TextEmbedder;
 use quire::index::{VectorIndex, VectorIndexKind};
-use quire::retrieve::by_words;
 use quire::retrieve::over_fragments::{self, Ranked};
-use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Step, Trace};
+use quire::retrieve::{DocumentHit, Fusion, Method, Query, Retriever, Step, Trace, document_depth};
 use quire::store::fragments::{self, Fragment, FragmentError, FragmentedIndex, LEXICON, Sizes};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
@@ -109,11 +108,10 @@ fn answer_with(
             fetch(fragmented, fragmented.missing_for_words(question));
         }
     }
-    let ranked = match vector {
-        Some(vector) => over_fragments::rank_by_meaning(fragmented, question, vector, documents),
-        None => over_fragments::rank_by_words(fragmented, question, documents),
-    }
-    .expect("its buckets, centroids and partitions were fetched");
+    let query = Query::new(question, vector.unwrap_or_default());
+    assert!(over_fragments::missing(fragmented, query).is_empty(), "what the worker fetches is what ranking reads");
+    let ranked =
+        over_fragments::rank(fragmented, query, documents).expect("its buckets, centroids and partitions were fetched");
     fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks(fragmented)));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }
@@ -140,10 +138,11 @@ fn fragments_answer_by_words_as_the_whole_index_does() {
         assert_eq!(fragmented.summary(), &index.summary());
         for question in questions() {
             for documents in [1, 3, 10] {
-                let whole = Method::Words.grouped(index, Query::new(&question, &[]), documents);
+                let whole = Method::Words
+                    .rank(index, Query::new(&question, &[]), document_depth(documents))
+                    .grouped(index, documents);
                 let (by_fragments, _) = answer(&mut fragmented, &files, &question, documents);
                 assert_eq!(by_fragments, whole, "{question:?} at {documents}");
-                assert_eq!(by_words::grouped(index, &question, documents), whole, "{question:?} at {documents}");
                 let trace = &whole.1;
                 assert_eq!(over_fragments::trace_graph(&fragmented, trace), trace.graph(index.corpus()));
                 for retriever in &trace.retrievers {
@@ -184,7 +183,9 @@ fn fragments_answer_by_meaning_as_the_whole_index_does_when_every_partition_is_s
         for question in questions() {
             let vector = common::embedder().embed(&[question.as_str()]).unwrap().remove(0);
             for documents in [1, 3, 10] {
-                let whole = hybrid.grouped(index, Query::new(&question, &vector), documents);
+                let whole = hybrid
+                    .rank(index, Query::new(&question, &vector), document_depth(documents))
+                    .grouped(index, documents);
                 let (by_fragments, _) = answer_by_meaning(&mut fragmented, &files, &question, documents);
                 assert_eq!(by_fragments, whole, "{question:?} at {documents}");
             }
@@ -262,7 +263,7 @@ fn a_fragment_of_another_index_a_damaged_one_or_a_misplaced_one_is_refused() {
         Err(FragmentError::Decode(_)) | Err(FragmentError::Inconsistent(_))
     ));
     assert_eq!(FragmentedIndex::open(&files[LEXICON][..40]).err(), Some(FragmentError::NotAFragment));
-    assert!(over_fragments::rank_by_words(&fragmented, "moon", 3).is_none(), "no ranking without its buckets");
+    assert!(over_fragments::rank(&fragmented, Query::new("moon", &[]), 3).is_none(), "no ranking without its buckets");
 }
 
 /// One damage done to fragments: a cut at `at`, or the byte there flipped by `value` (at least one bit),
@@ -467,9 +468,13 @@ fn whole_answers() -> &'static ([Answered; 3], Vec<f32>) {
         let vector = common::embedder().embed(&[ASKED[1]]).unwrap().remove(0);
         let hybrid =
             Method::Fused { fusion: Fusion::Zsum, inputs: vec![(Retriever::Dense, 1.0), (Retriever::Bm25, 1.0)] };
-        let by_words = |question| Method::Words.grouped(index(), Query::new(question, &[]), 3);
-        let answers =
-            [by_words(ASKED[0]), by_words(ASKED[1]), hybrid.grouped(index(), Query::new(ASKED[1], &vector), 3)];
+        let by_words =
+            |question| Method::Words.rank(index(), Query::new(question, &[]), document_depth(3)).grouped(index(), 3);
+        let answers = [
+            by_words(ASKED[0]),
+            by_words(ASKED[1]),
+            hybrid.rank(index(), Query::new(ASKED[1], &vector), document_depth(3)).grouped(index(), 3),
+        ];
         (answers, vector)
     })
 }
@@ -491,13 +496,13 @@ fn ask_damaged(damage: Damage, which: usize) -> Ending {
     let mut answered = false;
     for (question, whole) in ASKED.iter().zip(whole) {
         let fetched = reader.fetch(|index| index.missing_for_words(question));
-        let ranked = over_fragments::rank_by_words(&reader.index, question, 3);
+        let ranked = over_fragments::rank(&reader.index, Query::new(question, &[]), 3);
         assert_eq!(ranked.is_some(), fetched, "{question}: ranked exactly when its parts were taken in");
         answered |= ranked.and_then(|ranked| reader.finish(ranked, whole)).is_some();
     }
     let fetched = reader.fetch(|index| index.missing_for_meaning(vector));
     let terms = reader.index.missing_for_query(ASKED[1]).is_empty();
-    let ranked = over_fragments::rank_by_meaning(&reader.index, ASKED[1], vector, 3);
+    let ranked = over_fragments::rank(&reader.index, Query::new(ASKED[1], vector), 3);
     assert_eq!(ranked.is_some(), fetched && terms, "ranked by meaning exactly when its parts were taken in");
     answered |= ranked.and_then(|ranked| reader.finish(ranked, &whole[2])).is_some();
     match (answered, reader.tainted) {

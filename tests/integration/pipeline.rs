@@ -162,7 +162,7 @@ fn chunk_vectors_first_and_node_vectors_when_a_method_needs_them() {
     assert_eq!(completed.vectors(), Vectors::All);
     for method in [page, Method::Single(Retriever::Entity), Method::parse("zsum-all").unwrap()] {
         let ranked = |index: &IndexedCorpus| -> Vec<u32> {
-            method.retrieve(index, Query::new(question, &vector), 5).iter().map(|hit| hit.chunk).collect()
+            method.rank(index, Query::new(question, &vector), 5).into_chunks().iter().map(|hit| hit.chunk).collect()
         };
         assert!(!ranked(&completed).is_empty(), "{}", method.name());
         assert_eq!(ranked(&completed), ranked(&full), "{}", method.name());

@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 
 use quire::embed::TextEmbedder;
 use quire::eval::run::rank_documents;
-use quire::retrieve::{Method, Query, Retriever, SharedSearches, Step, Trace, by_words, dense, hub_score};
+use quire::retrieve::trace::{Stage, tour};
+use quire::retrieve::{Method, Query, Retriever, SharedSearches, Step, Trace, dense, document_depth, hub_score};
 use quire::store::{IndexSettings, IndexedCorpus};
 
 const FILES: [(&str, &str); 6] = [
@@ -41,7 +42,7 @@ fn ask(method: &str, question: &str) -> (Vec<String>, Trace) {
     let index = index();
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let method = Method::parse(method).unwrap();
-    let (chunks, trace) = method.trace(index, Query::new(question, &vector), 20, 10);
+    let (chunks, trace) = method.rank(index, Query::new(question, &vector), 20).trace(index, 10);
     let documents = rank_documents(index.corpus(), &chunks, 20)
         .into_iter()
         .map(|(source, _)| source.trim_end_matches(".md").to_string())
@@ -294,9 +295,14 @@ fn the_default_without_the_model_follows_links_from_words_alone() {
     assert!(dense(index, Query::new(TWO_HOP, &[]), 10).is_empty(), "no vector, no nearest chunks");
     let vector = common::embedder().embed(&[TWO_HOP]).unwrap().remove(0);
     for documents in [1, 3, 10] {
-        let without = Method::Words.grouped(index, Query::new(TWO_HOP, &[]), documents);
-        assert_eq!(Method::Words.grouped(index, Query::new(TWO_HOP, &vector), documents), without);
-        assert_eq!(by_words::grouped(index, TWO_HOP, documents), without);
+        let without =
+            Method::Words.rank(index, Query::new(TWO_HOP, &[]), document_depth(documents)).grouped(index, documents);
+        assert_eq!(
+            Method::Words
+                .rank(index, Query::new(TWO_HOP, &vector), document_depth(documents))
+                .grouped(index, documents),
+            without
+        );
     }
 }
 
@@ -306,10 +312,10 @@ fn grouped_results_name_each_document_once_with_its_other_chunks_behind_it() {
     let question = "What does Estonia's economy rely on, and what covers its land?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     let method = Method::parse("default").unwrap();
-    let chunks = method.retrieve(index, Query::new(question, &vector), 20);
+    let chunks = method.rank(index, Query::new(question, &vector), 20).into_chunks();
     let estonia = |c: &quire::retrieve::ScoredChunk| index.chunk_view(c.chunk).source == "Estonia.md";
     assert_eq!(chunks.iter().filter(|c| estonia(c)).count(), 2, "both of Estonia's sections are among the chunks");
-    let (hits, _) = method.grouped(index, Query::new(question, &vector), 4);
+    let (hits, _) = method.rank(index, Query::new(question, &vector), document_depth(4)).grouped(index, 4);
     assert_eq!(hits.len(), 4);
     let sources: Vec<String> = hits.iter().map(|h| index.chunk_view(h.best.chunk).source).collect();
     assert_eq!(sources[0], "Estonia.md", "{sources:?}");
@@ -323,7 +329,7 @@ fn the_join_s_survivors_bring_their_best_chunk_not_their_whole_page() {
     let index = index();
     let question = "Which industries make up the economy of Estonia?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-    let chunks = Method::parse("join").unwrap().retrieve(index, Query::new(question, &vector), 10);
+    let chunks = Method::parse("join").unwrap().rank(index, Query::new(question, &vector), 10).into_chunks();
     let labels: Vec<String> = chunks.iter().map(|c| index.chunk_view(c.chunk).label).collect();
     assert!(labels[0].starts_with("Estonia › Economy"), "{labels:?}");
     let documents: std::collections::HashSet<String> =
@@ -354,7 +360,10 @@ fn a_passage_forwarded_in_a_mail_is_one_result_also_in_the_mail() {
     let index = common::index_files(&files, IndexSettings::default());
     let question = "When is the range between high and low water largest?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-    let (hits, _) = Method::parse("default").unwrap().grouped(&index, Query::new(question, &vector), 3);
+    let (hits, _) = Method::parse("default")
+        .unwrap()
+        .rank(&index, Query::new(question, &vector), document_depth(3))
+        .grouped(&index, 3);
     let source = |document: u32| index.corpus().documents[document as usize].source.clone();
     let shown: Vec<String> = hits.iter().map(|h| index.chunk_view(h.best.chunk).source).collect();
     assert_eq!(hits.len(), 2, "the copy takes no place of its own: {shown:?}");
@@ -364,4 +373,36 @@ fn a_passage_forwarded_in_a_mail_is_one_result_also_in_the_mail() {
     assert!(hits[1].also_in.is_empty());
     assert_eq!(index.summary().copied_chunks, 1);
     assert_eq!(index.embeddings().len() + 1, distinct_texts(&index), "the quoted passage is embedded once");
+}
+
+/// The teaching view's tour walks each retriever in turn, then the fusion and the final context; each step
+/// brings its own nodes (every node exactly once) and says in words what it found, with the counts drawn.
+#[test]
+fn the_tour_walks_each_retriever_then_the_fusion_with_captions_that_count_what_is_drawn() {
+    let (_, trace) = ask("default", TWO_HOP);
+    let graph = trace.graph(index().corpus());
+    let steps = tour::tour(&trace, &graph);
+    let (nodes, edges) = tour::appearances(&steps, &graph);
+    assert_eq!(steps[0].stage, Stage::Query);
+    assert_eq!(steps[0].caption, format!("The question: “{TWO_HOP}”. 4 retrievers look for it, each in its own way."));
+    assert_eq!([steps[steps.len() - 2].stage, steps[steps.len() - 1].stage], [Stage::Fusion, Stage::Context]);
+    for (lane, name) in graph.lanes.iter().enumerate() {
+        let results = steps.iter().position(|s| s.lane == Some(lane) && s.stage == Stage::Results);
+        let results = results.unwrap_or_else(|| panic!("{name} has no results step"));
+        let drawn = nodes.iter().filter(|&&step| step == results).count();
+        let count = steps[results].caption.split_whitespace().find_map(|word| word.parse::<usize>().ok());
+        assert_eq!(count.unwrap_or(0), drawn, "{name}: {}", steps[results].caption);
+    }
+    assert!(steps[steps.len() - 2].caption.starts_with("The default method makes one list of the 4 lists: "));
+    assert!(steps.iter().any(|s| s.caption.starts_with("BM25 finds these ")), "{steps:#?}");
+    let join = graph.lanes.iter().position(|lane| lane == "join").unwrap();
+    let seeds = steps.iter().find(|s| s.lane == Some(join) && s.stage == Stage::Seeds).unwrap();
+    assert!(seeds.caption.starts_with("The node-set join starts from "), "{}", seeds.caption);
+    // Nothing shows before its step, and no edge before both its ends.
+    for (node, &step) in graph.nodes.iter().zip(&nodes) {
+        assert!(steps[step].brings(node), "{node:?} shows at {}", steps[step].title);
+    }
+    for (edge, &step) in graph.edges.iter().zip(&edges) {
+        assert!(step >= nodes[edge.from] && step >= nodes[edge.to], "an edge shows before its ends");
+    }
 }

@@ -28,7 +28,7 @@ fn same_answers(a: &IndexedCorpus, b: &IndexedCorpus) {
     for query in ["Who walked on the Moon?", "storms on gas giants", "how many moons does Saturn have"] {
         let vector = common::embedder().embed(&[query]).unwrap().remove(0);
         let query = Query::new(query, &vector);
-        assert_eq!(rrf.trace(a, query, 5, 5), rrf.trace(b, query, 5, 5), "{}", query.text);
+        assert_eq!(rrf.rank(a, query, 5).trace(a, 5), rrf.rank(b, query, 5).trace(b, 5), "{}", query.text);
     }
 }
 
@@ -200,7 +200,8 @@ fn check_decoded(index: &IndexedCorpus) {
     assert_eq!(nearest.len(), 5, "{nearest:?}");
     assert!(nearest.iter().all(|hit| (hit.id as usize) < summary.chunks), "{nearest:?}");
     assert_eq!(nearest[0].score, vectors.dot(&vector, index.rows().chunks[0]), "{nearest:?}");
-    let words = Method::parse("bm25").unwrap().retrieve(index, Query::new("Who walked on the Moon?", &vector), 5);
+    let words =
+        Method::parse("bm25").unwrap().rank(index, Query::new("Who walked on the Moon?", &vector), 5).into_chunks();
     assert!(words.len() <= 5 && words.iter().all(|hit| (hit.chunk as usize) < summary.chunks), "{words:?}");
     let again = IndexedCorpus::from_snapshot(&index.to_snapshot().unwrap()).expect("it saves to a snapshot that loads");
     assert_eq!(again.summary().chunks, summary.chunks);
@@ -387,12 +388,12 @@ fn golden_snapshot_pins_the_layout() {
     let question = "When did the Dawn probe orbit Vesta?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     for method in Method::catalogue() {
-        let hits = method.retrieve(&index, Query::new(question, &vector), 3);
+        let hits = method.rank(&index, Query::new(question, &vector), 3).into_chunks();
         assert!(!hits.is_empty(), "{}", method.name());
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score), "{} ranks best first", method.name());
     }
     for name in ["dense", "bm25", "rrf", "zsum"] {
-        let top = Method::parse(name).unwrap().retrieve(&index, Query::new(question, &vector), 1)[0].chunk;
+        let top = Method::parse(name).unwrap().rank(&index, Query::new(question, &vector), 1).into_chunks()[0].chunk;
         assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"), "{name}");
     }
 }
@@ -419,7 +420,7 @@ fn a_version_5_snapshot_loads_with_every_vector_it_held() {
     assert_eq!(index.rows().pages.len(), index.corpus().documents.len());
     let question = "When did the Dawn probe orbit Vesta?";
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
-    let pages = Method::parse("page").unwrap().retrieve(&index, Query::new(question, &vector), 3);
+    let pages = Method::parse("page").unwrap().rank(&index, Query::new(question, &vector), 3).into_chunks();
     assert!(!pages.is_empty(), "its page vectors are searched as they were");
     let saved = index.to_snapshot().unwrap();
     assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");

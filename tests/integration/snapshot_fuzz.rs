@@ -122,7 +122,7 @@ fn exercise(index: &IndexedCorpus) {
     for vector in [Some(unit), stored].into_iter().flatten() {
         for method in Method::catalogue() {
             let query = Query::new("Who walked on the Moon? Apollo landing", &vector);
-            let (chunks, trace) = method.trace(index, query, 10, 5);
+            let (chunks, trace) = method.rank(index, query, 10).trace(index, 5);
             assert!(!trace.render().is_empty());
             for hit in chunks {
                 assert!((hit.chunk as usize) < index.corpus().chunks.len(), "a hit names a missing chunk");

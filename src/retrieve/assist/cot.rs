@@ -65,7 +65,7 @@ impl Cot {
         vector: &[f32],
         steps: &mut Vec<Step>,
     ) -> Vec<ScoredChunk> {
-        let found = question.base.retrieve(index, Query::new(&query, vector), CANDIDATES);
+        let found = question.base.rank(index, Query::new(&query, vector), CANDIDATES).into_chunks();
         let fresh: Vec<ScoredChunk> =
             found.iter().filter(|hit| !self.shown.contains(&hit.chunk)).take(STEP_CONTEXT).copied().collect();
         self.shown.extend(fresh.iter().map(|hit| hit.chunk));

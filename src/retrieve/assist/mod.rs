@@ -176,7 +176,12 @@ impl AssistedRetrieval {
             Outcome::Chunks(chunks) => (Some(crate::retrieve::execute::fold_copies(index.copies(), chunks)), None),
             Outcome::Replace(retriever, retrieval) => (None, Some((retriever, retrieval))),
         };
-        let (base_chunks, mut trace) = base.trace_replacing(index, self.question.query(), *k, *k, replacement);
+        let query = self.question.query();
+        let query = match &replacement {
+            Some((retriever, retrieval)) => query.giving(*retriever, retrieval),
+            None => query,
+        };
+        let (base_chunks, mut trace) = base.rank(index, query, *k).trace(index, *k);
         let chunks: Vec<ScoredChunk> = lane.clone().unwrap_or(base_chunks).into_iter().take(*k).collect();
         let label = |chunk| index.corpus().chunk_label(chunk);
         trace.method = format!("{}, LLM-assisted: {}", base.name(), self.assist.name());

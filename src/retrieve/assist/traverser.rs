@@ -46,7 +46,7 @@ pub struct Traverser {
 impl Traverser {
     pub fn start(index: &IndexedCorpus, question: &Question, steps: &mut Vec<Step>) -> (Self, Vec<Message>) {
         let corpus = &index.corpus();
-        let base = question.base.retrieve(index, question.query(), FUSION_DEPTH);
+        let base = question.base.rank(index, question.query(), FUSION_DEPTH).into_chunks();
         let mut pages: Vec<DocId> = Vec::new();
         for hit in &base {
             let page = corpus.chunks[hit.chunk as usize].document;

@@ -13,6 +13,7 @@ const LANE_GAP: f64 = 24.0;
 const MARGIN: f64 = 30.0;
 
 /// Where each node is drawn, and the drawing's size.
+#[derive(Clone, Debug)]
 pub struct Layout {
     /// Per node of the graph, in its order.
     pub positions: Vec<(f64, f64)>,

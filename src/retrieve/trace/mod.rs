@@ -6,6 +6,7 @@
 
 pub mod graph;
 pub mod layout;
+pub mod tour;
 
 pub use graph::{EdgeRole, GraphEdge, GraphNode, Stage, TraceGraph};
 

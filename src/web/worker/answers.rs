@@ -4,13 +4,15 @@
 
 use std::collections::HashSet;
 
+use crate::analyzer::Analyzer;
 use crate::corpus::{ChunkId, DocId};
 use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use crate::index::excerpt::excerpt;
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
-use crate::retrieve::by_words;
-use crate::retrieve::fusion::describe_ranks;
 use crate::retrieve::trace::graph::TraceGraph;
-use crate::retrieve::{DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, group_by_document};
+use crate::retrieve::{
+    DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, document_depth, group_by_document,
+};
 use crate::store::{ChunkView, DocumentOutline, IndexedCorpus};
 use crate::web::browser;
 use crate::web::error::EngineError;
@@ -44,7 +46,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
         index.check_model(embedder.identity()).map_err(EngineError::OtherModel)?;
         let vector = embed_one(embedder, text)?;
         let query = Query::new(text, &vector);
-        let (hits, trace) = method.grouped(index, query, k);
+        let (hits, trace) = method.rank(index, query, document_depth(k)).grouped(index, k);
         let found_by_words = found_by_words(index, query, waiting, &hits, k);
         Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
@@ -55,7 +57,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
 pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     with_searchable_index(|index, waiting| {
-        let (hits, trace) = by_words::grouped(index, text, k);
+        let (hits, trace) = Method::Words.rank(index, Query::new(text, &[]), document_depth(k)).grouped(index, k);
         Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
 }
@@ -86,7 +88,7 @@ fn found_by_words(
         .filter_map(|(rank, hit)| {
             let (view, source) = whole(index);
             let shown = Shown { view: &view, source: &source };
-            result_row(&shown, hit, format!("bm25 #{}", rank + 1), Vec::new(), Vec::new())
+            result_row(&shown, query.text, hit, vec![("bm25".to_string(), Some(rank + 1))], Vec::new(), Vec::new())
         })
         .collect()
 }
@@ -135,7 +137,7 @@ pub(super) fn answer_shown(
     documents_waiting: Option<usize>,
 ) -> Answer {
     let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
-        result_row(&shown, hit, input_ranks(&trace, hit.chunk), more, also_in)
+        result_row(&shown, &trace.query, hit, input_ranks(&trace, hit.chunk), more, also_in)
     };
     let rows = hits
         .iter()
@@ -156,10 +158,12 @@ pub(super) fn answer_shown(
     }
 }
 
+/// `hit` as a result shows it, its excerpt marking `question`'s words.
 fn result_row(
     shown: &Shown<'_>,
+    question: &str,
     hit: &ScoredChunk,
-    ranks: String,
+    ranks: Vec<(String, Option<usize>)>,
     more: Vec<ResultRow>,
     also_in: Vec<String>,
 ) -> Option<ResultRow> {
@@ -170,6 +174,7 @@ fn result_row(
         chunk: hit.chunk,
         score: hit.score,
         ranks,
+        excerpt: excerpt(&Analyzer::default(), &view.text, question),
         text: view.text,
         more,
         also_in,
@@ -213,18 +218,17 @@ fn assist_turn(turn: Turn) -> Result<AssistTurn, EngineError> {
 
 /// Each input retriever's rank for `chunk`: from the fusion's rows, or the lone retriever's own rank; an
 /// assisted retrieval's chunk the base method did not rank is named by its lane.
-fn input_ranks(trace: &Trace, chunk: u32) -> String {
+fn input_ranks(trace: &Trace, chunk: u32) -> Vec<(String, Option<usize>)> {
     let row = trace
         .fusion
         .as_ref()
         .and_then(|fusion| fusion.rows.iter().find(|row| row.chunk == chunk).map(|row| (fusion, row)));
     if let Some((fusion, row)) = row {
-        let names: Vec<&str> = fusion.inputs.iter().map(String::as_str).collect();
-        return describe_ranks(&names, &row.ranks);
+        return fusion.inputs.iter().cloned().zip(row.ranks.iter().copied()).collect();
     }
     trace
         .retrievers
         .iter()
-        .find_map(|r| r.chunks.iter().find(|c| c.chunk == chunk).map(|c| format!("{} #{}", r.retriever, c.rank)))
+        .find_map(|r| r.chunks.iter().find(|c| c.chunk == chunk).map(|c| vec![(r.retriever.clone(), Some(c.rank))]))
         .unwrap_or_default()
 }

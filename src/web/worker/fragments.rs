@@ -8,6 +8,7 @@
 use futures_util::future::join_all;
 
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::retrieve::Query;
 use crate::retrieve::over_fragments::{self, Ranked};
 use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON};
 use crate::web::browser;
@@ -51,21 +52,13 @@ pub(super) fn opened() -> bool {
 
 /// The `k` best documents for `text` by words and through the graph, as the whole index ranks them.
 pub(super) async fn query(text: &str, k: usize) -> Result<Answer, EngineError> {
-    let started = browser::now_ms();
-    // The graph names the summary buckets to fetch: a second step where it was not fetched yet.
-    for _ in 0..2 {
-        fetch_missing(|index| index.missing_for_words(text)).await?;
-    }
-    let ranked =
-        with_fragments(|index| Ok(over_fragments::rank_by_words(index, text, k)))?.ok_or(Replaced::QuestionWords)?;
-    let answer = finish(ranked, started).await?;
+    let answer = answer(Query::new(text, &[]), k, Replaced::QuestionWords).await?;
     Ok(Answer { model_loading: true, ..answer })
 }
 
 /// The `k` best documents for `text` by the standardised sum of dense and BM25 over the fragments, its
 /// vector embedded by `embedder`.
 pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, EngineError> {
-    let started = browser::now_ms();
     // Without centroids of the model loaded (another model's index) the fragments answer by words alone.
     let model = with_fragments(|index| Ok(index.model().cloned()))?;
     if model.as_ref() != Some(embedder.identity()) {
@@ -73,12 +66,20 @@ pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: u
         return Ok(Answer { model_loading: false, whole_index_loading: true, ..by_words });
     }
     let vector = super::answers::embed_one(embedder, text)?;
-    // The centroids were fetched when the index was opened: the buckets and the partitions are known at once.
-    fetch_missing(|index| [index.missing_for_query(text), index.missing_for_meaning(&vector)].concat()).await?;
-    let ranked = with_fragments(|index| Ok(over_fragments::rank_by_meaning(index, text, &vector, k)))?
-        .ok_or(Replaced::Question)?;
-    let answer = finish(ranked, started).await?;
+    let answer = answer(Query::new(text, &vector), k, Replaced::Question).await?;
     Ok(Answer { whole_index_loading: true, ..answer })
+}
+
+/// The `k` best documents for `query` (`over_fragments::method`), once what it reads is fetched; `replaced`
+/// where the index changed meanwhile.
+async fn answer(query: Query<'_>, k: usize, replaced: Replaced) -> Result<Answer, EngineError> {
+    let started = browser::now_ms();
+    // By words, the graph names the summary buckets to fetch: a second step where it was not fetched yet.
+    for _ in 0..2 {
+        fetch_missing(|index| over_fragments::missing(index, query)).await?;
+    }
+    let ranked = with_fragments(|index| Ok(over_fragments::rank(index, query, k)))?.ok_or(replaced)?;
+    finish(ranked, started).await
 }
 
 /// Fetches the text runs `ranked` shows, and answers.

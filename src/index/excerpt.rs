@@ -1,0 +1,127 @@
+//! What a result shows of its chunk, as search pages show it: the passage where the question's words
+//! gather, about [`EXCERPT_WORDS`] words, with each word the analyzer matched to a question term marked
+//! (stemmed as BM25 matched it: "landing" marks for "land"). The whole chunk opens in the outline.
+//!
+//! Hand-written: the passage must be chosen by the analyzer BM25 searches with, which no highlighter
+//! crate shares.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyzer::Analyzer;
+
+/// Words an excerpt shows.
+pub const EXCERPT_WORDS: usize = 40;
+
+/// A run of an excerpt's text, marked where it is a word that matched the question.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Piece {
+    pub text: String,
+    pub marked: bool,
+}
+
+/// The excerpt of `text` for `question`: the window of [`EXCERPT_WORDS`] words holding the most distinct
+/// question terms (then the most matches, then the earliest), `…` where it cuts the text; the text's
+/// opening where nothing matched.
+pub fn excerpt(analyzer: &Analyzer, text: &str, question: &str) -> Vec<Piece> {
+    let wanted: HashSet<String> = analyzer.terms(question).into_iter().collect();
+    let words: Vec<(Range<usize>, Option<String>)> = analyzer.words(text).collect();
+    let Some(window) = best_window(&words, &wanted) else {
+        return vec![Piece { text: text.to_string(), marked: false }];
+    };
+    let start = if window.start == 0 { 0 } else { words[window.start].0.start };
+    let end = if window.end == words.len() { text.len() } else { words[window.end - 1].0.end };
+    let mut pieces = Vec::new();
+    if start > 0 {
+        pieces.push(Piece { text: "…".to_string(), marked: false });
+    }
+    let mut at = start;
+    let matched = words[window].iter().filter(|(_, term)| term.as_ref().is_some_and(|term| wanted.contains(term)));
+    for (range, _) in matched {
+        push(&mut pieces, &text[at..range.start], false);
+        push(&mut pieces, &text[range.clone()], true);
+        at = range.end;
+    }
+    push(&mut pieces, &text[at..end], false);
+    if end < text.len() {
+        push(&mut pieces, "…", false);
+    }
+    pieces
+}
+
+/// The words (by index) the excerpt shows; `None` for a text without words. Among the windows with the
+/// most distinct terms (then matches), the one that opens [`LEAD_WORDS`] before its first match, so the
+/// marked words are read in their sentence; then the earliest.
+fn best_window(words: &[(Range<usize>, Option<String>)], wanted: &HashSet<String>) -> Option<Range<usize>> {
+    if words.is_empty() {
+        return None;
+    }
+    let width = EXCERPT_WORDS.min(words.len());
+    fn matched<'w>(word: &'w (Range<usize>, Option<String>), wanted: &HashSet<String>) -> Option<&'w String> {
+        word.1.as_ref().filter(|term| wanted.contains(*term))
+    }
+    let matches = |word| matched(word, wanted);
+    let rank = |first: usize| {
+        let window = &words[first..first + width];
+        let matched: Vec<&String> = window.iter().filter_map(matches).collect();
+        let distinct: HashSet<&String> = matched.iter().copied().collect();
+        let lead = window.iter().position(|word| matches(word).is_some()).unwrap_or(LEAD_WORDS);
+        (distinct.len(), matched.len(), std::cmp::Reverse(lead.abs_diff(LEAD_WORDS)), std::cmp::Reverse(first))
+    };
+    let first = (0..=words.len() - width).max_by_key(|&first| rank(first))?;
+    Some(first..first + width)
+}
+
+/// Words shown before the first marked word, where the text has them.
+const LEAD_WORDS: usize = 8;
+
+/// Adds `text` to `pieces`, joined to the last piece where that is marked alike.
+fn push(pieces: &mut Vec<Piece>, text: &str, marked: bool) {
+    if text.is_empty() {
+        return;
+    }
+    match pieces.last_mut() {
+        Some(last) if last.marked == marked => last.text.push_str(text),
+        _ => pieces.push(Piece { text: text.to_string(), marked }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(pieces: &[Piece]) -> String {
+        pieces.iter().map(|p| if p.marked { format!("[{}]", p.text) } else { p.text.clone() }).collect()
+    }
+
+    #[test]
+    fn marks_the_words_the_analyzer_matched_stemmed() {
+        let analyzer = Analyzer::default();
+        let pieces = excerpt(&analyzer, "Astronauts landed on the Moon; the landing was watched.", "moon landings");
+        assert_eq!(render(&pieces), "Astronauts [landed] on the [Moon]; the [landing] was watched.");
+    }
+
+    #[test]
+    fn shows_the_window_where_the_question_s_words_gather() {
+        let analyzer = Analyzer::default();
+        let filler = "word ".repeat(100);
+        let text = format!("{filler}the harbour lights shine at night {filler}");
+        let pieces = excerpt(&analyzer, &text, "harbour lights");
+        let shown = render(&pieces);
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(shown.contains("the [harbour] [lights] shine"), "{shown}");
+        assert_eq!(shown.split_whitespace().filter(|w| *w != "…").count(), EXCERPT_WORDS);
+    }
+
+    #[test]
+    fn without_a_match_shows_the_opening() {
+        let analyzer = Analyzer::default();
+        let text = "one two three ".repeat(30);
+        let shown = render(&excerpt(&analyzer, &text, "zebra"));
+        assert!(shown.starts_with("one two three") && shown.ends_with('…'), "{shown}");
+        assert_eq!(render(&excerpt(&analyzer, "", "zebra")), "");
+        assert_eq!(render(&excerpt(&analyzer, "short text", "text")), "short [text]");
+    }
+}
