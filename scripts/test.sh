@@ -7,6 +7,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== formatting"
 cargo fmt --check
+echo "== the README's headline figures against the docs' current figures"
+python3 scripts/check_figures.py
 echo "== native tests"
 cargo test --locked
 echo "== hostile inputs (scripts/hostile_inputs.py): every case's outcome; limits that catch a hang or a runaway,"

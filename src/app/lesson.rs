@@ -1,5 +1,5 @@
 //! A lesson on the page: the steps a teacher published with the corpus (`quire site --lesson`), walked
-//! through with Previous and Next (or the arrow keys): each step sets the question and the retrievers to
+//! through with Previous and Next (or the arrow keys and space), full screen with Present: each step sets the question and the retrievers to
 //! compare, runs it, shows each retriever's first results side by side with the fused list, and opens the
 //! teaching view.
 
@@ -47,14 +47,29 @@ pub fn LessonPanel(
         if super::keys::typing(&ev) || taken || !ready.get_untracked() || lesson.with_untracked(Option::is_none) {
             return;
         }
+        // Space steps on too, unless it presses a button.
+        let on_button = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|element| element.closest("button, summary, a").ok().flatten().is_some());
         match ev.key().as_str() {
-            "ArrowRight" => next(),
-            "ArrowLeft" => previous(),
+            "ArrowRight" | "PageDown" => next(),
+            " " if !on_button => {
+                ev.prevent_default();
+                next()
+            }
+            "ArrowLeft" | "PageUp" => previous(),
             _ => {}
         }
     });
     on_cleanup(move || keys.remove());
 
+    // The lesson, its question, results and teaching view full screen, as a class sees them.
+    let present = move || {
+        if let Some(main) = document().get_element_by_id("main") {
+            let _ = main.request_fullscreen();
+        }
+    };
     let shown_step = move || {
         let at = step.get()?;
         lesson.with(|l| l.as_ref().and_then(|l| l.steps.get(at).cloned())).map(|s| (at, s))
@@ -73,6 +88,8 @@ pub fn LessonPanel(
                     }}
                     <button type="button" id="lesson-previous" on:click=move |_| previous()
                         disabled=move || !ready.get() || step.get().is_none_or(|s| s == 0)>"← Previous"</button>
+                    <button type="button" id="lesson-present" on:click=move |_| present()
+                        title="Full screen: → or space for the next step, ← for the previous, Esc leaves">"Present"</button>
                     <button type="button" id="lesson-next" on:click=move |_| next()
                         disabled=move || !ready.get() || step.get().is_some_and(|s| s + 1 >= count())>
                         {move || if step.get().is_none() { "Start" } else { "Next →" }}

@@ -293,6 +293,7 @@ pub fn SettingsPanel(settings: RwSignal<LlmSettings>, api_key: RwSignal<String>)
                     <label class="toggle"><input type="radio" name="llm-style" value=key prop:checked=move || draft.get().style == style
                         on:change=move |_| edit(&|d| { d.style = style; d.instructions = style.instructions().to_string(); }) />{label}</label>
                 }).collect_view()}
+                <label class="visually-hidden" for="llm-instructions">"The prompt's instructions"</label>
                 <textarea id="llm-instructions" rows="4" prop:value=move || draft.get().instructions
                     on:change=move |ev| { let text = event_target_value(&ev); edit(&|d| d.instructions = text.clone()) }></textarea>
             </fieldset>

@@ -14,13 +14,16 @@ use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Tas
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 use super::isolation::ParseWorker;
+use super::log_lines::LogLines;
 use super::{CliResult, load_embedder, load_snapshot, message, save_snapshot};
 
-/// The terminal as the pipeline's host: one bar per counted task, each file parsed in a child process;
-/// never cancelled, except that a dry run stops before embedding.
+/// The terminal as the pipeline's host: one bar per counted task (or, when stderr is not a terminal,
+/// plain lines: `log_lines.rs`), each file parsed in a child process; never cancelled, except that a dry
+/// run stops before embedding.
 struct Terminal<'a> {
     embedder: &'a MiniLmEmbedder,
     bar: Option<(Task, ProgressBar)>,
+    log: Option<LogLines>,
     worker: ParseWorker,
     dry_run: Option<DryRun>,
 }
@@ -34,7 +37,24 @@ struct DryRun {
 
 impl<'a> Terminal<'a> {
     fn new(embedder: &'a MiniLmEmbedder) -> Self {
-        Terminal { embedder, bar: None, worker: ParseWorker::default(), dry_run: None }
+        use std::io::IsTerminal;
+        let log = (!std::io::stderr().is_terminal()).then(LogLines::start);
+        Terminal { embedder, bar: None, log, worker: ParseWorker::default(), dry_run: None }
+    }
+
+    /// `progress` as log lines: a stage's first line as it starts (structuring starts as parsing ends).
+    fn log_progress(&self, progress: &Progress<'_>) {
+        let Some(log) = &self.log else { return };
+        let (name, unit) = match progress.task {
+            Task::Parse if progress.done == progress.total && progress.current.is_none() => ("structuring", None),
+            Task::Parse => ("parsing", Some("files")),
+            Task::Embed => ("embedding", Some("texts")),
+            Task::Build => ("building the graph and the indexes", None),
+        };
+        if log.running() != Some(name) {
+            log.begin(name, unit, progress.total);
+        }
+        log.at(progress.done, progress.current);
     }
 
     fn finish_bar(&mut self) {
@@ -53,6 +73,7 @@ impl Host for Terminal<'_> {
     }
 
     fn progress(&mut self, progress: Progress<'_>) {
+        self.log_progress(&progress);
         if self.bar.as_ref().is_none_or(|(task, _)| *task != progress.task) {
             self.finish_bar();
             let label = match progress.task {
@@ -86,7 +107,13 @@ impl Host for Terminal<'_> {
         self.progress(Progress { task: Task::Embed, done: 0, total: builder.to_embed(), current: None });
         let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        builder.embed_all_parallel(self.embedder, threads, &|done| bar.inc(done as u64))?;
+        let log = self.log.as_ref();
+        builder.embed_all_parallel(self.embedder, threads, &|done| {
+            bar.inc(done as u64);
+            if let Some(log) = log {
+                log.advance(done);
+            }
+        })?;
         self.finish_bar();
         Ok(true)
     }

@@ -8,6 +8,7 @@ mod eval;
 mod handout;
 mod indexing;
 mod isolation;
+mod log_lines;
 mod site;
 mod train;
 

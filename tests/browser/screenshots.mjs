@@ -14,19 +14,28 @@ const server = await serveDist();
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1100, height: 900 });
+  // The results view at 1280×800, as the README opens with it, then the same on a phone.
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(server.url);
   await page.waitForSelector('#status[data-state="ready"]', { timeout: 300_000 });
+  await ask(page, "Who was the first person to walk on the Moon?");
+  await page.screenshot({ path: join(out, "results.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await ask(page, "What is the Sun made of?");
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(out, "phone.png") });
+  // The teaching view as a projector shows it (1280×720), at the node-set join's first step.
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.click('button[data-demo="multihop"]');
   await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("400 documents"));
-  const question = "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?";
-  await page.click(`#samples .sample >> text=${question}`);
-  await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, question);
-  await page.locator("main > section.panel").nth(1).screenshot({ path: join(out, "query.png") });
+  await ask(page, "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?");
   await page.click("#teaching-view summary");
   await page.waitForSelector("#trace-graph .node");
-  await page.click("#teaching-view .zoom-reset");
+  await page.locator("#teaching-view .teaching").focus();
+  await page.keyboard.press("Home");
+  for (let i = 0; i < 40 && !(await page.textContent("#stage")).includes("join: where it starts"); i++) await page.keyboard.press("ArrowRight");
   await page.locator("#teaching-view").screenshot({ path: join(out, "teaching.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.click("#results .result:first-child .label");
   await page.waitForSelector("#outline .outline-chunk.focused");
   await page.locator("#outline").screenshot({ path: join(out, "outline.png") });
@@ -36,14 +45,18 @@ try {
   await page.click("#run-eval");
   await page.waitForSelector("#eval-table", { timeout: 300_000 });
   await page.locator("#evaluation").screenshot({ path: join(out, "evaluation.png") });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(out, "phone.png") });
   await lessonStep(browser, join(out, "lesson.png"));
   console.log(`screenshots in ${out}`);
 } finally {
   await browser.close();
   await server.close();
+}
+
+/// Asks `question` and waits for its results.
+async function ask(page, question) {
+  await page.fill("#query", question);
+  await page.click("#search");
+  await page.waitForFunction((asked) => document.querySelector("#results")?.dataset.query === asked, question);
 }
 
 /// A lesson's step, in a site `quire site` published from the multi-hop demo with its lesson.
@@ -55,7 +68,7 @@ async function lessonStep(browser, path) {
   const served = await serveDist(site);
   try {
     const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(served.url);
     await page.waitForSelector('#status[data-state="ready"]', { timeout: 300_000 });
     await page.click("#lesson-next");

@@ -407,3 +407,26 @@ fn a_site_that_fails_partway_through_writing_leaves_the_published_one_whole() {
         assert!(!dir.path().join(left).exists(), "{left} was left behind");
     }
 }
+
+/// With stderr not a terminal (a log), indexing says each stage as it starts and, while one runs, where it
+/// is at least every `QUIRE_PROGRESS_SECONDS` (10 s unless set): a long stage never looks like a hang.
+#[test]
+fn indexing_into_a_log_prints_each_stage_and_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = common::write_demo_folder(dir.path());
+    let snapshot = dir.path().join("demo.quire");
+    let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(["index", docs.to_str().unwrap(), "-o", snapshot.to_str().unwrap()])
+        .env("QUIRE_MODEL_DIR", common::model_dir())
+        .env("QUIRE_PROGRESS_SECONDS", "0.05")
+        .output()
+        .expect("the quire binary runs");
+    let log = text(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let stages = ["parsing: 6 files", "structuring…", "embedding: ", "building the graph and the indexes…"];
+    let at: Vec<usize> =
+        stages.iter().map(|stage| log.find(stage).unwrap_or_else(|| panic!("{stage} in {log}"))).collect();
+    assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "stages out of order: {log}");
+    let periodic = |line: &&str| line.contains("/s)") || line.contains(": still working after ");
+    assert!(log.lines().any(|line| periodic(&line)), "a line while a stage runs: {log}");
+}
