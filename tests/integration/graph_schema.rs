@@ -201,3 +201,27 @@ fn unlinked_mentions_match_titles_under_unicode_case_folding() {
         .collect();
     assert_eq!(found, vec!["HAUPTSTRASSE", "hauptstraße"]);
 }
+
+/// A page whose first heading repeats its title once the site's name has left it (the Rust book's pages,
+/// as the toolchain ships them: `<title>How to Write Tests - The Rust Programming Language</title>`, then
+/// that `<h1>`) says its title once in a chunk's label; the heading stays a section of the graph.
+#[test]
+fn a_label_says_a_page_s_title_once() {
+    let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().unwrap();
+    let book = std::path::Path::new(String::from_utf8(sysroot.stdout).unwrap().trim()).join("share/doc/rust/html/book");
+    let chapters =
+        ["ch11-01-writing-tests.html", "ch11-02-running-tests.html", "ch09-02-recoverable-errors-with-result.html"];
+    let files: Vec<SourceFile> = chapters
+        .iter()
+        .map(|name| SourceFile::new(format!("book/{name}"), std::fs::read(book.join(name)).unwrap()))
+        .collect();
+    let settings = CorpusSettings::default();
+    let corpus = Corpus::build(corpus::ingest(&files, &settings).documents, common::embedder(), &settings);
+    let labels: Vec<String> = (0..corpus.chunks.len() as u32).map(|chunk| corpus.chunk_label(chunk)).collect();
+    assert!(
+        labels.iter().any(|label| label.starts_with("How to Write Tests › Using Result<T, E> in Tests › #")),
+        "{labels:?}"
+    );
+    assert!(labels.iter().all(|label| !label.starts_with("How to Write Tests › How to Write Tests")), "{labels:?}");
+    assert!(corpus.sections.iter().any(|section| section.title == "How to Write Tests"), "the heading is a section");
+}
