@@ -27,7 +27,7 @@ pub const LEGIBLE_PX: f64 = 14.5;
 /// The largest framing, so a step of one node is not drawn huge.
 const MOST_PX_PER_UNIT: f64 = 2.2;
 /// Room for a label beside its node, in the drawing's units.
-const LABEL_UNITS_WIDE: f64 = 190.0;
+const LABEL_UNITS_WIDE: f64 = 220.0;
 
 fn kind_name(node: &GraphNode) -> &'static str {
     match node.kind {
