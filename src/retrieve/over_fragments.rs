@@ -42,7 +42,7 @@ pub fn missing(index: &FragmentedIndex, query: Query<'_>) -> Vec<Fragment> {
 
 /// The `documents` best documents for `query` by [`method`], ranked by [`Method::rank`] as over the whole
 /// index; `None` until [`missing`] names nothing.
-pub fn rank(index: &FragmentedIndex, query: Query<'_>, documents: usize) -> Option<Ranked> {
+pub fn ranked(index: &FragmentedIndex, query: Query<'_>, documents: usize) -> Option<Ranked> {
     if !missing(index, query).is_empty() {
         return None;
     }

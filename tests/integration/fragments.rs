@@ -111,7 +111,7 @@ fn answer_with(
     let query = Query::new(question, vector.unwrap_or_default());
     assert!(over_fragments::missing(fragmented, query).is_empty(), "what the worker fetches is what ranking reads");
     let ranked =
-        over_fragments::rank(fragmented, query, documents).expect("its buckets, centroids and partitions were fetched");
+        over_fragments::ranked(fragmented, query, documents).expect("its buckets, centroids and partitions were fetched");
     fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks(fragmented)));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }
@@ -263,7 +263,7 @@ fn a_fragment_of_another_index_a_damaged_one_or_a_misplaced_one_is_refused() {
         Err(FragmentError::Decode(_)) | Err(FragmentError::Inconsistent(_))
     ));
     assert_eq!(FragmentedIndex::open(&files[LEXICON][..40]).err(), Some(FragmentError::NotAFragment));
-    assert!(over_fragments::rank(&fragmented, Query::new("moon", &[]), 3).is_none(), "no ranking without its buckets");
+    assert!(over_fragments::ranked(&fragmented, Query::new("moon", &[]), 3).is_none(), "no ranking without its buckets");
 }
 
 /// One damage done to fragments: a cut at `at`, or the byte there flipped by `value` (at least one bit),
@@ -496,13 +496,13 @@ fn ask_damaged(damage: Damage, which: usize) -> Ending {
     let mut answered = false;
     for (question, whole) in ASKED.iter().zip(whole) {
         let fetched = reader.fetch(|index| index.missing_for_words(question));
-        let ranked = over_fragments::rank(&reader.index, Query::new(question, &[]), 3);
+        let ranked = over_fragments::ranked(&reader.index, Query::new(question, &[]), 3);
         assert_eq!(ranked.is_some(), fetched, "{question}: ranked exactly when its parts were taken in");
         answered |= ranked.and_then(|ranked| reader.finish(ranked, whole)).is_some();
     }
     let fetched = reader.fetch(|index| index.missing_for_meaning(vector));
     let terms = reader.index.missing_for_query(ASKED[1]).is_empty();
-    let ranked = over_fragments::rank(&reader.index, Query::new(ASKED[1], vector), 3);
+    let ranked = over_fragments::ranked(&reader.index, Query::new(ASKED[1], vector), 3);
     assert_eq!(ranked.is_some(), fetched && terms, "ranked by meaning exactly when its parts were taken in");
     answered |= ranked.and_then(|ranked| reader.finish(ranked, &whole[2])).is_some();
     match (answered, reader.tainted) {

@@ -4,6 +4,9 @@
 //! the candidates the first finds most promising. This file owns the networks, their weights file and
 //! inference; [`super::training`] fits them. Inference is plain candle on the CPU, so the same weights run
 //! natively and in wasm32.
+//!
+//! Over 400 lines: the networks, their weights file and its checks read one layout of features and
+//! tensors, kept in one place so that a file written by training is the file inference reads.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};

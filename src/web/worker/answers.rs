@@ -78,9 +78,9 @@ fn found_by_words(
     let Some(waiting) = waiting.filter(|waiting| !waiting.is_empty()) else { return Vec::new() };
     let document = |chunk: u32| index.corpus().chunks[chunk as usize].document;
     let mut shown: HashSet<DocId> = hits.iter().map(|hit| document(hit.best.chunk)).collect();
-    Retriever::Bm25
-        .run(index, query, FUSION_DEPTH)
-        .chunks
+    Method::Single(Retriever::Bm25)
+        .rank(index, query, FUSION_DEPTH)
+        .chunks()
         .iter()
         .enumerate()
         .filter(|(_, hit)| waiting.contains(&document(hit.chunk)) && shown.insert(document(hit.chunk)))

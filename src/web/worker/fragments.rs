@@ -78,7 +78,7 @@ async fn answer(query: Query<'_>, k: usize, replaced: Replaced) -> Result<Answer
     for _ in 0..2 {
         fetch_missing(|index| over_fragments::missing(index, query)).await?;
     }
-    let ranked = with_fragments(|index| Ok(over_fragments::rank(index, query, k)))?.ok_or(replaced)?;
+    let ranked = with_fragments(|index| Ok(over_fragments::ranked(index, query, k)))?.ok_or(replaced)?;
     finish(ranked, started).await
 }
 
