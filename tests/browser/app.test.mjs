@@ -188,6 +188,14 @@ test("after a search the question and the whole first result show without scroll
     assert.ok(shown.question <= shown.height && shown.result <= shown.height, `${width}×${height}: ${JSON.stringify(shown)}`);
     assert.ok(shown.wide <= width, `${width}×${height}: the page scrolls sideways (${shown.wide} px)`);
   }
+  // At 360 px, with every panel open, nothing is wider than the screen.
+  await page.setViewportSize({ width: 360, height: 740 });
+  for (const panel of ["#how-to-search", "#llm-settings", "#documents", "#trace", "#teaching-view"]) {
+    await page.$eval(panel, (details) => { details.open = true; });
+  }
+  await page.waitForSelector("#trace-graph .node");
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 360, `at 360 px with every panel open the page scrolls sideways (${wide} px)`);
   assert.deepEqual(errors, []);
   await page.close();
 });

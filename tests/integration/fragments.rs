@@ -110,8 +110,8 @@ fn answer_with(
     }
     let query = Query::new(question, vector.unwrap_or_default());
     assert!(over_fragments::missing(fragmented, query).is_empty(), "what the worker fetches is what ranking reads");
-    let ranked =
-        over_fragments::ranked(fragmented, query, documents).expect("its buckets, centroids and partitions were fetched");
+    let ranked = over_fragments::ranked(fragmented, query, documents)
+        .expect("its buckets, centroids and partitions were fetched");
     fetch(fragmented, fragmented.missing_for_chunks(ranked.shown_chunks(fragmented)));
     (ranked.finish(fragmented).expect("its runs were fetched"), fetched)
 }
@@ -263,7 +263,10 @@ fn a_fragment_of_another_index_a_damaged_one_or_a_misplaced_one_is_refused() {
         Err(FragmentError::Decode(_)) | Err(FragmentError::Inconsistent(_))
     ));
     assert_eq!(FragmentedIndex::open(&files[LEXICON][..40]).err(), Some(FragmentError::NotAFragment));
-    assert!(over_fragments::ranked(&fragmented, Query::new("moon", &[]), 3).is_none(), "no ranking without its buckets");
+    assert!(
+        over_fragments::ranked(&fragmented, Query::new("moon", &[]), 3).is_none(),
+        "no ranking without its buckets"
+    );
 }
 
 /// One damage done to fragments: a cut at `at`, or the byte there flipped by `value` (at least one bit),
