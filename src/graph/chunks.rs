@@ -8,6 +8,8 @@
 //! way. Built at index time from the corpus and its chunk vectors, stored in the snapshot, rebuilt with the
 //! rest of the index on every add or remove.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Corpus, DocId};
@@ -142,7 +144,14 @@ impl ChunkGraph {
         settings: ChunkGraphSettings,
         approximate_from: usize,
     ) -> Self {
-        let chunk_vectors: Vec<Vec<f32>> = chunk_rows.iter().map(|&row| vectors.get(row)).collect();
+        // Chunks that share a text share its row: each row is decoded once and its chunks point at it, so
+        // memory follows the distinct texts (a CSV of a million rows of a few thousand words holds a few
+        // thousand), not the chunks.
+        let mut decoded: HashMap<u32, Vec<f32>> = HashMap::new();
+        for &row in chunk_rows {
+            decoded.entry(row).or_insert_with(|| vectors.get(row));
+        }
+        let chunk_vectors: Vec<&[f32]> = chunk_rows.iter().map(|row| decoded[row].as_slice()).collect();
         let documents: Vec<std::ops::Range<ChunkId>> =
             (0..corpus.documents.len()).map(|d| corpus.document_chunks(d as DocId)).collect();
         let candidates: Vec<Vec<SimilarEdge>> =

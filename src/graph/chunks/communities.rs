@@ -12,7 +12,7 @@ use super::*;
 /// its first, while the mean speaks for every chunk.
 pub(super) fn community_vectors(
     communities: &[Community],
-    chunk_vectors: &[Vec<f32>],
+    chunk_vectors: &[&[f32]],
     pagerank: &[f32],
     dimension: usize,
 ) -> Vec<Vec<f32>> {
@@ -21,7 +21,7 @@ pub(super) fn community_vectors(
         .map(|community| {
             let mut mean = vec![0f32; dimension];
             for &chunk in &community.chunks {
-                for (m, x) in mean.iter_mut().zip(&chunk_vectors[chunk as usize]) {
+                for (m, x) in mean.iter_mut().zip(chunk_vectors[chunk as usize]) {
                     *m += pagerank[chunk as usize] * x;
                 }
             }

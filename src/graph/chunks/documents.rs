@@ -5,7 +5,7 @@
 use crate::corpus::{ChunkId, Corpus, DocId};
 use crate::index::vectors::dot;
 use leiden_rs::{GraphDataBuilder, Leiden, LeidenConfig};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::*;
 
@@ -17,18 +17,26 @@ pub(super) const NEIGHBOURHOOD: usize = 512;
 
 /// Each chunk's `similar_per_chunk` most similar chunks of the same document (`chunks`), each pair once.
 pub(super) fn nearest_in_document(
-    vectors: &[Vec<f32>],
+    vectors: &[&[f32]],
     chunks: std::ops::Range<ChunkId>,
     settings: &ChunkGraphSettings,
 ) -> Vec<SimilarEdge> {
     let members: Vec<ChunkId> = chunks.collect();
     let mut kept: BTreeMap<(ChunkId, ChunkId), f32> = BTreeMap::new();
+    // Chunks that share a text share one decoded vector: its cosine with `a` is computed once, so a table of
+    // a few texts repeated over thousands of rows costs a few products a chunk, not a thousand.
+    let mut cosines: HashMap<*const f32, f32> = HashMap::new();
     for (at, &a) in members.iter().enumerate() {
         let reach = at.saturating_sub(NEIGHBOURHOOD)..(at + NEIGHBOURHOOD + 1).min(members.len());
+        cosines.clear();
+        let mut cosine_with_a = |b: ChunkId| {
+            let vector = vectors[b as usize];
+            *cosines.entry(vector.as_ptr()).or_insert_with(|| dot(vectors[a as usize], vector))
+        };
         let mut nearest: Vec<(ChunkId, f32)> = members[reach]
             .iter()
             .filter(|&&b| b != a)
-            .map(|&b| (b, dot(&vectors[a as usize], &vectors[b as usize])))
+            .map(|&b| (b, cosine_with_a(b)))
             .filter(|&(_, cosine)| cosine > 0.0)
             .collect();
         nearest.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
