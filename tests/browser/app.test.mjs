@@ -132,19 +132,19 @@ test("every view passes axe-core's WCAG 2 A and AA rules, and every control is r
   await checkAccessible(page, "start");
   await search(page, "Who was the first person to walk on the Moon?");
   await checkAccessible(page, "results");
-  await page.click("#how-to-search summary");
-  await checkAccessible(page, "how to search");
-  await page.click("#teaching-view summary");
-  await page.waitForSelector("#trace-graph .node");
-  await checkAccessible(page, "teaching view");
-  await page.click("#results .result .label");
-  await page.waitForSelector("#outline .outline-chunk.focused");
-  await checkAccessible(page, "outline");
-  await page.click("#llm-settings summary");
-  await checkAccessible(page, "LLM settings");
-  await page.click("#corpus-graph summary");
-  await page.waitForSelector("#corpus-graph-drawing .node");
-  await checkAccessible(page, "corpus graph and evaluation");
+  // Each view as the user opens it: what is clicked, what shows once it is open, its name.
+  const views = [
+    ["#how-to-search summary", "#fusion", "how to search"],
+    ["#teaching-view summary", "#trace-graph .node", "teaching view"],
+    ["#results .result .label", "#outline .outline-chunk.focused", "outline"],
+    ["#llm-settings summary", "#llm-instructions", "LLM settings"],
+    ["#corpus-graph summary", "#corpus-graph-drawing .node", "corpus graph and evaluation"],
+  ];
+  for (const [opener, shown, view] of views) {
+    await page.click(opener);
+    await page.waitForSelector(shown);
+    await checkAccessible(page, view);
+  }
   await page.setInputFiles("#files", [
     { name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n\nThe harbour lights shine at night.\n") },
     { name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.7\nnot a pdf") },
