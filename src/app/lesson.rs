@@ -47,14 +47,10 @@ pub fn LessonPanel(
         if super::keys::typing(&ev) || taken || !ready.get_untracked() || lesson.with_untracked(Option::is_none) {
             return;
         }
-        // Space steps on too, unless it presses a button.
-        let on_button = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|element| element.closest("button, summary, a").ok().flatten().is_some());
+        // Space steps on too, unless it presses a control.
         match ev.key().as_str() {
             "ArrowRight" | "PageDown" => next(),
-            " " if !on_button => {
+            " " if !super::keys::presses_a_control(&ev) => {
                 ev.prevent_default();
                 next()
             }

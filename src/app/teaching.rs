@@ -184,7 +184,9 @@ pub fn TeachingView(graph: TraceGraph, trace: Trace) -> impl IntoView {
             return;
         }
         match event.key().as_str() {
-            "ArrowRight" | " " | "PageDown" => go(1),
+            "ArrowRight" | "PageDown" => go(1),
+            // Space on one of the view's buttons presses it.
+            " " if !super::keys::presses_a_control(&event) => go(1),
             "ArrowLeft" | "PageUp" => go(-1),
             "Home" => step.set(0),
             "End" => step.set(last),

@@ -22,33 +22,47 @@ pub struct Piece {
     pub marked: bool,
 }
 
-/// The excerpt of `text` for `question`: the window of [`EXCERPT_WORDS`] words holding the most distinct
-/// question terms (then the most matches, then the earliest), `…` where it cuts the text; the text's
-/// opening where nothing matched.
-pub fn excerpt(analyzer: &Analyzer, text: &str, question: &str) -> Vec<Piece> {
-    let wanted: HashSet<String> = analyzer.terms(question).into_iter().collect();
-    let words: Vec<(Range<usize>, Option<String>)> = analyzer.words(text).collect();
-    let Some(window) = best_window(&words, &wanted) else {
-        return vec![Piece { text: text.to_string(), marked: false }];
-    };
-    let start = if window.start == 0 { 0 } else { words[window.start].0.start };
-    let end = if window.end == words.len() { text.len() } else { words[window.end - 1].0.end };
-    let mut pieces = Vec::new();
-    if start > 0 {
-        pieces.push(Piece { text: "…".to_string(), marked: false });
+/// A question's excerpts: its terms analysed once, then matched in each result's text.
+pub struct Excerpts {
+    analyzer: Analyzer,
+    wanted: HashSet<String>,
+}
+
+impl Excerpts {
+    pub fn for_question(question: &str) -> Self {
+        let analyzer = Analyzer::default();
+        let wanted = analyzer.terms(question).into_iter().collect();
+        Excerpts { analyzer, wanted }
     }
-    let mut at = start;
-    let matched = words[window].iter().filter(|(_, term)| term.as_ref().is_some_and(|term| wanted.contains(term)));
-    for (range, _) in matched {
-        push(&mut pieces, &text[at..range.start], false);
-        push(&mut pieces, &text[range.clone()], true);
-        at = range.end;
+
+    /// The excerpt of `text`: the window of [`EXCERPT_WORDS`] words holding the most distinct question
+    /// terms (then the most matches, then the earliest), `…` where it cuts the text; the text's opening
+    /// where nothing matched.
+    pub fn of(&self, text: &str) -> Vec<Piece> {
+        let wanted = &self.wanted;
+        let words: Vec<(Range<usize>, Option<String>)> = self.analyzer.words(text).collect();
+        let Some(window) = best_window(&words, wanted) else {
+            return vec![Piece { text: text.to_string(), marked: false }];
+        };
+        let start = if window.start == 0 { 0 } else { words[window.start].0.start };
+        let end = if window.end == words.len() { text.len() } else { words[window.end - 1].0.end };
+        let mut pieces = Vec::new();
+        if start > 0 {
+            pieces.push(Piece { text: "…".to_string(), marked: false });
+        }
+        let mut at = start;
+        let matched = words[window].iter().filter(|(_, term)| term.as_ref().is_some_and(|term| wanted.contains(term)));
+        for (range, _) in matched {
+            push(&mut pieces, &text[at..range.start], false);
+            push(&mut pieces, &text[range.clone()], true);
+            at = range.end;
+        }
+        push(&mut pieces, &text[at..end], false);
+        if end < text.len() {
+            push(&mut pieces, "…", false);
+        }
+        pieces
     }
-    push(&mut pieces, &text[at..end], false);
-    if end < text.len() {
-        push(&mut pieces, "…", false);
-    }
-    pieces
 }
 
 /// The words (by index) the excerpt shows; `None` for a text without words. Among the windows with the
@@ -98,17 +112,16 @@ mod tests {
 
     #[test]
     fn marks_the_words_the_analyzer_matched_stemmed() {
-        let analyzer = Analyzer::default();
-        let pieces = excerpt(&analyzer, "Astronauts landed on the Moon; the landing was watched.", "moon landings");
+        let pieces =
+            Excerpts::for_question("moon landings").of("Astronauts landed on the Moon; the landing was watched.");
         assert_eq!(render(&pieces), "Astronauts [landed] on the [Moon]; the [landing] was watched.");
     }
 
     #[test]
     fn shows_the_window_where_the_question_s_words_gather() {
-        let analyzer = Analyzer::default();
         let filler = "word ".repeat(100);
         let text = format!("{filler}the harbour lights shine at night {filler}");
-        let pieces = excerpt(&analyzer, &text, "harbour lights");
+        let pieces = Excerpts::for_question("harbour lights").of(&text);
         let shown = render(&pieces);
         assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
         assert!(shown.contains("the [harbour] [lights] shine"), "{shown}");
@@ -117,11 +130,10 @@ mod tests {
 
     #[test]
     fn without_a_match_shows_the_opening() {
-        let analyzer = Analyzer::default();
         let text = "one two three ".repeat(30);
-        let shown = render(&excerpt(&analyzer, &text, "zebra"));
+        let shown = render(&Excerpts::for_question("zebra").of(&text));
         assert!(shown.starts_with("one two three") && shown.ends_with('…'), "{shown}");
-        assert_eq!(render(&excerpt(&analyzer, "", "zebra")), "");
-        assert_eq!(render(&excerpt(&analyzer, "short text", "text")), "short [text]");
+        assert_eq!(render(&Excerpts::for_question("zebra").of("")), "");
+        assert_eq!(render(&Excerpts::for_question("text").of("short text")), "short [text]");
     }
 }

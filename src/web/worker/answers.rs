@@ -4,10 +4,9 @@
 
 use std::collections::HashSet;
 
-use crate::analyzer::Analyzer;
 use crate::corpus::{ChunkId, DocId};
 use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
-use crate::index::excerpt::excerpt;
+use crate::index::excerpt::Excerpts;
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::trace::graph::TraceGraph;
 use crate::retrieve::{
@@ -78,6 +77,7 @@ fn found_by_words(
     let Some(waiting) = waiting.filter(|waiting| !waiting.is_empty()) else { return Vec::new() };
     let document = |chunk: u32| index.corpus().chunks[chunk as usize].document;
     let mut shown: HashSet<DocId> = hits.iter().map(|hit| document(hit.best.chunk)).collect();
+    let excerpts = Excerpts::for_question(query.text);
     Method::Single(Retriever::Bm25)
         .rank(index, query, FUSION_DEPTH)
         .chunks()
@@ -88,7 +88,7 @@ fn found_by_words(
         .filter_map(|(rank, hit)| {
             let (view, source) = whole(index);
             let shown = Shown { view: &view, source: &source };
-            result_row(&shown, query.text, hit, vec![("bm25".to_string(), Some(rank + 1))], Vec::new(), Vec::new())
+            result_row(&shown, &excerpts, hit, vec![("bm25".to_string(), Some(rank + 1))], Vec::new(), Vec::new())
         })
         .collect()
 }
@@ -136,8 +136,9 @@ pub(super) fn answer_shown(
     started: f64,
     documents_waiting: Option<usize>,
 ) -> Answer {
+    let excerpts = Excerpts::for_question(&trace.query);
     let row = |hit: &ScoredChunk, more: Vec<ResultRow>, also_in: Vec<String>| {
-        result_row(&shown, &trace.query, hit, input_ranks(&trace, hit.chunk), more, also_in)
+        result_row(&shown, &excerpts, hit, input_ranks(&trace, hit.chunk), more, also_in)
     };
     let rows = hits
         .iter()
@@ -158,10 +159,10 @@ pub(super) fn answer_shown(
     }
 }
 
-/// `hit` as a result shows it, its excerpt marking `question`'s words.
+/// `hit` as a result shows it, its excerpt marking the question's words.
 fn result_row(
     shown: &Shown<'_>,
-    question: &str,
+    excerpts: &Excerpts,
     hit: &ScoredChunk,
     ranks: Vec<(String, Option<usize>)>,
     more: Vec<ResultRow>,
@@ -174,7 +175,7 @@ fn result_row(
         chunk: hit.chunk,
         score: hit.score,
         ranks,
-        excerpt: excerpt(&Analyzer::default(), &view.text, question),
+        excerpt: excerpts.of(&view.text),
         text: view.text,
         more,
         also_in,
