@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """Hostile inputs for Quire, made on the spot (no bomb is checked in), each run through the CLI with its
-expected outcome: every format's bombs, amplifications, nesting and damage; folders with links, pipes and
-hidden files; damaged snapshots; LLM streams that stall or never end; a gzip bomb given to `quire eval`.
+expected outcome: every format's bombs, amplifications, nesting and damage; files of many links, headings,
+rows or columns; folders with links, pipes and hidden files; damaged snapshots; LLM streams that stall or
+never end; a gzip bomb given to `quire eval`.
 
-Every case puts a good file beside the bad one where a folder is read, and checks that the good one is read
-and the bad one named with its reason. A case fails when the outcome differs, when the run is killed by a
-signal, or when it passes the limits (`--seconds`, `--megabytes`: wall time and peak resident memory of the
-CLI and the processes it waited for).
+Every file and folder case runs through `quire check` and then `quire index`, the path users run: a good
+file sits beside the bad one, and both runs must read the good one and name the bad one with its reason;
+the index must be written. A case fails when the outcome differs, when a run is killed by a signal, or when
+it passes the limits (`--seconds`, `--megabytes`: wall time and peak resident memory of the CLI and the
+processes it waited for). An index run's seconds are judged without its embedding, which may take as long as
+the file's distinct text needs, at the normal rate: no slower than `--slowest-rate` of the texts a second
+plain prose gets (the `text-prose` case, run first).
 
-  python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--jobs 1] [--only NAME,...] [--list]
+  python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--jobs 1] [--only NAME,...]
+                                           [--check-only NAME,...] [--list]
   python3 scripts/hostile_inputs.py QUIRE --write DIR NAME   # only make one case's files, to try by hand
 
 Prints a Markdown table (docs/RELIABILITY.md has it, measured with the release build); exits 1 if any case
-failed. The test command runs it with the debug build and limits that catch a hang, not a slow machine.
+failed. The test command runs it with the debug build, limits that catch a hang, not a slow machine, and
+`--check-only` for the few cases whose distinct text takes minutes to embed.
 """
 import argparse
 import concurrent.futures
@@ -21,6 +27,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -168,11 +175,11 @@ BILLION_LAUGHS = ('<!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;
 # must not appear).
 
 def checked(folder, bad_name, reason, parsed=1, **extra):
-    """`quire check` on the folder: the good file read (and the bad one too when `parsed` is 2), the bad one
-    named with `reason` when one is given."""
+    """`quire check`, then `quire index`, on the folder: the good file read (and the bad one too when `parsed`
+    is 2), the bad one named with `reason` when one is given, and the index written."""
     out = [f"parsed {parsed} documents"] + ([f"{bad_name}: {reason}"] if reason is not None else [])
     return ["check", folder], {"exit": 0, "out": out + extra.pop("out", []),
-                               "none": ["panicked", "overflowed"] + extra.pop("none", [])}
+                               "none": ["panicked", "overflowed"] + extra.pop("none", []), "index": folder}
 
 
 def put(folder, name, data):
@@ -285,12 +292,11 @@ table_case("tsv-million-columns",
            "a TSV with 1,000,000 columns")
 
 
-@case("csv-identical-rows", "`quire index` of a CSV whose 30,000 rows are the same (one vector for all)")
+@case("csv-identical-rows", "a CSV whose 30,000 rows are the same")
 @with_good
 def _(folder):
     put(folder, "same.csv", "station,reading\n" + "north pier,calm\n" * 30_000)
-    out = os.path.join(folder, "out.quire")
-    return ["index", folder, "-o", out], {"exit": 0, "out": ["parsed 2 documents", "wrote"], "none": ["panicked"]}
+    return checked(folder, "same.csv", None, parsed=2)
 
 
 @case("markdown-yaml-aliases", "Markdown front matter whose YAML aliases expand exponentially (370 bytes)")
@@ -422,6 +428,27 @@ file_case("jsonl-deep-nesting", "a JSONL line of 1,000,000 nested arrays, and a 
           lambda: "[" * 1_000_000 + "\n" + json.dumps({"_id": "1", "text": words(50)}) + "\n")
 
 
+# ------------------------------------------------------------------------- many links, headings, rows
+
+file_case("text-prose", "300 KB of plain prose, for scale: the embedding rate every case is judged by", "prose.txt",
+          lambda: "\n\n".join(words(120, i) + "." for i in range(400)))
+file_case("html-many-links", "an HTML page of 50,000 paragraphs each linking two pages (3.6 MB)", "links.html",
+          lambda: "<html><head><title>Links</title></head><body>" + "".join(
+              f'<p>Paragraph {i} links <a href="page{i % 97}.html">one page</a> and '
+              f'<a href="other{i % 89}.html">another</a>.</p>' for i in range(50_000)) + "</body></html>")
+file_case("csv-one-word-rows", "a CSV of 1,000,000 one-word rows, 5,000 of them distinct (7 MB)", "rows.csv",
+          lambda: "word\n" + "".join(f"w{i % 5000}\n" for i in range(1_000_000)))
+file_case("markdown-many-headings", "Markdown of 100,000 headings each over one line (2.4 MB)", "headings.md",
+          lambda: "".join(f"# Heading {i}\n\nline {i}\n\n" for i in range(100_000)))
+file_case("csv-million-ones", "a CSV of two rows of 1,000,000 columns of `1` (4 MB)", "ones.csv",
+          lambda: (",".join(["1"] * 1_000_000) + "\n") * 2)
+file_case("text-one-word", "one 10 MB word", "word.txt", lambda: "a" * 10_000_000)
+file_case("markdown-table-of-x", "a Markdown table of 2,000 columns by 1,500 rows of `x` (6 MB)", "table.md",
+          lambda: "|" + "x|" * 2000 + "\n|" + "-|" * 2000 + "\n" + ("|" + "x|" * 2000 + "\n") * 1500)
+file_case("markdown-backticks", "4.5 MB of backtick runs of 1 to 3,000", "ticks.md",
+          lambda: "".join("`" * random.Random(1).randint(1, 3000) + " a " for _ in range(3000))[:4_500_000])
+
+
 # ---------------------------------------------------------------------------------------------- folders
 
 @case("folder-links-and-pipes", "a folder with a link to /dev/zero, a FIFO, links to itself and out of it")
@@ -438,7 +465,7 @@ def _(folder):
     return ["check", docs], {"exit": 0, "out": ["parsed 1 documents", "zero.txt: a link out of the folder",
                                                 "pipe.md: not a regular file", "a link back to",
                                                 "secret.md: a link out of the folder"],
-                             "none": ["Hidden", "panicked"]}
+                             "none": ["Hidden", "panicked"], "index": docs}
 
 
 # ---------------------------------------------------------------------------------------------- snapshots
@@ -527,36 +554,56 @@ site_case("questions-binary", "sample questions that are 64 KiB of random bytes"
 
 # ---------------------------------------------------------------------------------------------- running
 
+def run_cli(quire, arguments, folder, hang):
+    """Runs the CLI; (exit status, output, seconds, peak resident MB)."""
+    started = time.monotonic()
+    process = subprocess.Popen([quire, *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               cwd=folder, start_new_session=True)
+    output = []
+    reader = threading.Thread(target=lambda: output.append(process.stdout.read()))
+    reader.start()
+    timer = threading.Timer(hang, lambda: os.killpg(process.pid, signal.SIGKILL))
+    timer.start()
+    # wait4, not Popen.wait: its usage is this run's alone, with the children it waited for (the parse
+    # worker) included.
+    _, status, usage = os.wait4(process.pid, 0)
+    timer.cancel()
+    reader.join()
+    seconds = time.monotonic() - started
+    text = (output[0] if output else b"").decode(errors="replace")
+    return os.waitstatus_to_exitcode(status), text, seconds, usage.ru_maxrss / 1024
+
+
+EMBEDDED = re.compile(r"embedded (\d+) new texts, reused \d+ in ([\d.]+)s")
+
+
 def run_case(quire, name, make, limits, server):
+    """The case's run, then its index run where it has one: (check, index), each a dict of seconds, peak,
+    problems and output; an index run also has the texts it embedded and the seconds that took."""
     folder = tempfile.mkdtemp(prefix=f"quire-hostile-{name}-")
+    snapshot = folder + ".quire"
     try:
         # Made by another process: building a case takes memory, and a child started from a large process
         # would report the parent's peak as its own.
         made = subprocess.run([sys.executable, os.path.abspath(__file__), quire, "--write", folder, name,
                                "--server", server], check=True, capture_output=True, text=True)
         arguments, expect = json.loads(made.stdout)
-        started = time.monotonic()
-        process = subprocess.Popen([quire, *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   cwd=folder, start_new_session=True)
-        output = []
-        reader = threading.Thread(target=lambda: output.append(process.stdout.read()))
-        reader.start()
-        timer = threading.Timer(limits.hang, lambda: os.killpg(process.pid, signal.SIGKILL))
-        timer.start()
-        # wait4, not Popen.wait: its usage is this run's alone, with the children it waited for (the parse
-        # worker) included.
-        _, status, usage = os.wait4(process.pid, 0)
-        timer.cancel()
-        reader.join()
-        seconds = time.monotonic() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        peak = usage.ru_maxrss / 1024
-        output = output[0] if output else b""
-        text = output.decode(errors="replace")
-        problems = judge(process.returncode, text, expect, seconds, peak, limits)
-        return seconds, peak, problems, text
+        code, text, seconds, peak = run_cli(quire, arguments, folder, limits.hang)
+        check = {"seconds": seconds, "peak": peak, "text": text,
+                 "problems": judge(code, text, expect, seconds, peak, limits)}
+        if "index" not in expect or name in limits.check_only:
+            return check, None
+        code, text, seconds, peak = run_cli(quire, ["index", expect["index"], "-o", snapshot], folder, limits.hang)
+        embedded = EMBEDDED.search(text)
+        texts, embedding = (int(embedded[1]), float(embedded[2])) if embedded else (0, 0.0)
+        index_expect = {"exit": 0, "out": expect["out"] + ["wrote"], "none": expect["none"]}
+        problems = judge(code, text, index_expect, seconds - embedding, peak, limits)
+        return check, {"seconds": seconds, "peak": peak, "text": text, "problems": problems,
+                       "texts": texts, "embedding": embedding}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if os.path.exists(snapshot):
+            os.remove(snapshot)
 
 
 def judge(code, text, expect, seconds, peak, limits):
@@ -574,12 +621,26 @@ def judge(code, text, expect, seconds, peak, limits):
     return problems
 
 
-def report_case(name, what, seconds, peak, problems, text):
+def embedding_rate(index):
+    """Texts embedded a second, where enough were embedded to tell."""
+    return index["texts"] / index["embedding"] if index and index["texts"] >= 100 and index["embedding"] > 0 else None
+
+
+def report_case(name, what, check, index, prose_rate, slowest_rate):
     """Prints a case's row (and a failure's output); returns 1 if it failed."""
+    problems = list(check["problems"])
+    cells = [f"{check['seconds']:.1f}", f"{check['peak']:.0f}", "", "", ""]
+    if index:
+        problems += ["index: " + problem for problem in index["problems"]]
+        rate = embedding_rate(index)
+        if rate and prose_rate and rate < slowest_rate * prose_rate:
+            problems.append(f"index: embedded {rate:.0f} texts/s, under {slowest_rate:.0%} of prose's {prose_rate:.0f}")
+        embedded = f"{index['texts']:,} in {index['embedding']:.1f} s" if index["texts"] else "0"
+        cells[2:] = [f"{index['seconds']:.1f}", f"{index['peak']:.0f}", embedded]
     verdict = "as expected" if not problems else "**" + "; ".join(problems) + "**"
-    print(f"| {name} | {what} | {seconds:.1f} | {peak:.0f} | {verdict} |", flush=True)
+    print(f"| {name} | {what} | {' | '.join(cells)} | {verdict} |", flush=True)
     if problems:
-        print(text[-3000:], file=sys.stderr)
+        print(check["text"][-3000:] + (index["text"][-3000:] if index else ""), file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -590,6 +651,9 @@ def main():
     parser.add_argument("--megabytes", type=float, default=1024)
     parser.add_argument("--hang", type=float, default=None, help="kill a case after this long (default: 3 × --seconds)")
     parser.add_argument("--only", default="")
+    parser.add_argument("--check-only", default="", help="cases run through `quire check` alone, not `quire index`")
+    parser.add_argument("--slowest-rate", type=float, default=0.8,
+                        help="the slowest embedding allowed, as a share of prose's texts a second")
     parser.add_argument("--jobs", type=int, default=1,
                         help="cases run at once (default 1, so that each case's seconds are its own)")
     parser.add_argument("--list", action="store_true")
@@ -597,6 +661,7 @@ def main():
     parser.add_argument("--server", default="", help=argparse.SUPPRESS)
     limits = parser.parse_args()
     limits.hang = limits.hang or 3 * limits.seconds
+    limits.check_only = set(filter(None, limits.check_only.split(",")))
     quire = os.path.abspath(limits.quire)
     if limits.list:
         for name, what, _ in CASES:
@@ -615,12 +680,18 @@ def main():
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = server.stdout.readline().split()[-1]
     failed = 0
-    print("| case | input | seconds | peak MB | outcome |\n|---|---|---|---|---|")
+    print("| case | input | check s | check MB | index s | index MB | texts embedded | outcome |\n"
+          "|---|---|---|---|---|---|---|---|")
     chosen = [(name, what, make) for name, what, make in CASES if not only or name in only]
+    # Prose first: its embedding rate is the one the others are judged by.
+    chosen.sort(key=lambda case: case[0] != "text-prose")
+    prose_rate = None
     with concurrent.futures.ThreadPoolExecutor(max_workers=limits.jobs) as pool:
         outcomes = pool.map(lambda case: run_case(quire, case[0], case[2], limits, f"http://127.0.0.1:{port}"), chosen)
-        for (name, what, _), outcome in zip(chosen, outcomes):
-            failed += report_case(name, what, *outcome)
+        for (name, what, _), (check, index) in zip(chosen, outcomes):
+            if name == "text-prose":
+                prose_rate = embedding_rate(index)
+            failed += report_case(name, what, check, index, prose_rate, limits.slowest_rate)
     server.stdin.close()
     server.wait()
     print(f"\n{failed} of {len(CASES) if not only else len(only)} cases failed" if failed else "\nevery case as expected")

@@ -96,6 +96,7 @@ impl Corpus {
         let planned = chunking::chunk_blocks(document, &body, counter, &limits);
         new_chunks.extend(planned.into_iter().map(|c| (container, c)));
         self.sections.extend(new_sections);
+        let new_chunks = chunking::bound_chunks(document, new_chunks, counter);
         let mut ordinals: HashMap<Option<SectionId>, u32> = HashMap::new();
         for (section, planned) in new_chunks {
             let ordinal = ordinals.entry(section).and_modify(|o| *o += 1).or_insert(1);
@@ -107,6 +108,7 @@ impl Corpus {
                 span: planned.span,
                 page: planned.page,
                 tokens: planned.tokens as u32,
+                header: planned.header,
                 uri: format!("{prefix}#{ordinal}"),
             });
         }

@@ -41,9 +41,12 @@ pub enum BlockKind {
     },
     Paragraph,
     ListItem,
-    /// A table row rendered as `header: value; ...`; row-level chunks are never merged with neighbours.
+    /// A table row's values, `value; value; ...`: rows merge with the rows beside them under their header.
     TableRow,
     Preformatted,
+    /// A table's header row, `label; label; ...`, said once: every chunk of the rows under it carries it in
+    /// its context. Last, so that snapshots written before it decode as they were.
+    TableHeader,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! Word documents (Office Open XML, `.docx`): headings from paragraph styles (the style's name, `heading 1`…,
 //! which Word keeps in English whatever the interface language, or its outline level), list paragraphs as
-//! list items, tables as one `header: value; …` block per row, hyperlinks as links, the core properties'
+//! list items, tables as their header row once, then one block of values per row, hyperlinks as links, the core properties'
 //! title. The `Title` paragraph names the document and is not repeated in its text.
 
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
-//! HTML pages: headings, paragraphs, list items, tables (rows as `header: value`), `<a href>` links and
-//! infobox rows as declared relations. A page's own content is read: its `main` where it has one, and never
+//! HTML pages: headings, paragraphs, list items, tables (the header row once, then each row's values),
+//! `<a href>` links and infobox rows as declared relations. A page's own content is read: its `main` where it has one, and never
 //! scripts, styles, navigation, menus, sidebars, dialogs or form controls. A redirect stub is no document.
 
 use ego_tree::NodeRef;
@@ -9,7 +9,6 @@ pub mod depth;
 
 use super::IngestFailure;
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
-use super::table::LabelBudget;
 
 const DROPPED: &[&str] = &[
     "script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "input", "textarea", "head",
@@ -163,7 +162,6 @@ enum Step<'a> {
     Visit(NodeRef<'a, Node>),
     /// Cell separator: text, then a soft break.
     Separator(&'static str),
-    Label(String),
     StartBlock(BlockKind),
     EndBlock,
     EndLink,
@@ -187,7 +185,6 @@ impl Walker<'_> {
                     self.builder.push_text(text);
                     self.builder.push_break();
                 }
-                Step::Label(label) => self.builder.push_text(&label),
                 Step::StartBlock(kind) => self.builder.start_block(kind),
                 Step::EndBlock => self.builder.end_block(),
                 Step::EndLink => self.builder.end_link(),
@@ -253,29 +250,26 @@ impl Walker<'_> {
         push_children(stack, *element);
     }
 
-    /// Every row becomes one `header: value; ...` block; rows labelled by a `th` in an infobox also become
-    /// declared relations from the page to each entity linked in the value cell.
+    /// The first row of `th` cells alone is the table's header, one block said once; every other row is one
+    /// block of its values. Rows labelled by a `th` in an infobox also become declared relations from the
+    /// page to each entity linked in the value cell.
     fn table<'a>(&mut self, table: ElementRef<'a>, stack: &mut Vec<Step<'a>>) {
         self.builder.end_block();
         let infobox = table.value().classes().any(|c| c.to_ascii_lowercase().contains("infobox"));
-        let mut header: Vec<String> = Vec::new();
+        let mut headed = false;
         let mut steps = Vec::new();
-        let mut budget = LabelBudget::default();
         for row in rows_of(table) {
             let cells: Vec<ElementRef> = row
                 .children()
                 .filter_map(ElementRef::wrap)
                 .filter(|c| matches!(c.value().name(), "th" | "td"))
                 .collect();
-            let all_headers = !cells.is_empty() && cells.iter().all(|c| c.value().name() == "th");
-            if all_headers && cells.len() > 1 && header.is_empty() {
-                header = cells.iter().map(|c| cell_text(*c)).collect();
-                continue;
-            }
-            if infobox {
+            let header = !headed && cells.len() > 1 && cells.iter().all(|c| c.value().name() == "th");
+            headed |= header;
+            if infobox && !header {
                 steps.push(Step::Relations(infobox_relations(&cells)));
             }
-            table_row(&cells, &header, &mut budget, &mut steps);
+            table_row(&cells, if header { BlockKind::TableHeader } else { BlockKind::TableRow }, &mut steps);
         }
         steps.push(Step::EndBlock);
         stack.extend(steps.into_iter().rev());
@@ -287,15 +281,12 @@ fn push_children<'a>(stack: &mut Vec<Step<'a>>, node: NodeRef<'a, Node>) {
     stack.extend(node.children().rev().map(Step::Visit));
 }
 
-fn table_row<'a>(cells: &[ElementRef<'a>], header: &[String], budget: &mut LabelBudget, steps: &mut Vec<Step<'a>>) {
-    steps.push(Step::StartBlock(BlockKind::TableRow));
-    let labelled_by_th = cells.len() == 2 && cells[0].value().name() == "th";
+fn table_row<'a>(cells: &[ElementRef<'a>], kind: BlockKind, steps: &mut Vec<Step<'a>>) {
+    steps.push(Step::StartBlock(kind));
+    let labelled_by_th = kind == BlockKind::TableRow && cells.len() == 2 && cells[0].value().name() == "th";
     for (index, cell) in cells.iter().enumerate() {
         if index > 0 {
             steps.push(Step::Separator(if labelled_by_th { ":" } else { ";" }));
-        }
-        if let Some(label) = header.get(index).filter(|h| !labelled_by_th && budget.allows(h)) {
-            steps.push(Step::Label(format!("{label}: ")));
         }
         steps.push(Step::Visit(**cell));
     }

@@ -5,7 +5,6 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
 use super::html;
-use super::table::LabelBudget;
 
 mod front_matter;
 
@@ -49,78 +48,9 @@ struct Walker<'b> {
     /// An HTML block arrives line by line, but its elements span lines: it is laid out whole at its end.
     html_block: Option<String>,
     relations: Vec<DeclaredRelation>,
-    table: Table,
-}
-
-/// The Markdown table being read: its header cells label every body row.
-#[derive(Default)]
-struct Table {
-    header: Vec<HeaderCell>,
-    in_head: bool,
-    cell: HeaderCell,
+    /// The cell of the table row being read: a table's header row is one block, said once, and each row
+    /// another.
     cell_index: usize,
-    body_rows: usize,
-    budget: LabelBudget,
-}
-
-/// A header cell's text with the links inside it, laid out again wherever the cell labels a value.
-#[derive(Default)]
-struct HeaderCell {
-    text: String,
-    links: Vec<HeaderLink>,
-    open: Vec<HeaderLink>,
-}
-
-struct HeaderLink {
-    target: String,
-    kind: LinkKind,
-    start: usize,
-    end: usize,
-}
-
-impl HeaderCell {
-    fn start_link(&mut self, target: &str, kind: LinkKind) {
-        let at = self.text.len();
-        self.open.push(HeaderLink { target: target.to_string(), kind, start: at, end: at });
-    }
-
-    fn end_link(&mut self) {
-        if let Some(mut link) = self.open.pop() {
-            link.end = self.text.len();
-            self.links.push(link);
-        }
-    }
-
-    /// Trims the text, keeping the links on the same characters; links left open are dropped.
-    fn finish(mut self) -> Self {
-        let leading = self.text.len() - self.text.trim_start().len();
-        self.text = self.text.trim().to_string();
-        let len = self.text.len();
-        for link in &mut self.links {
-            link.start = link.start.saturating_sub(leading).min(len);
-            link.end = link.end.saturating_sub(leading).min(len);
-        }
-        self.links.sort_by_key(|link| link.start);
-        self.open.clear();
-        self
-    }
-
-    fn emit(&self, builder: &mut DocumentBuilder) {
-        let mut at = 0;
-        // Spans cannot be nested again from here: a link inside an earlier one (an `<a>` in a Markdown link)
-        // is left out.
-        for link in &self.links {
-            if link.start < at {
-                continue;
-            }
-            builder.push_text(&self.text[at..link.start]);
-            builder.start_link(&link.target, link.kind);
-            builder.push_text(&self.text[link.start..link.end]);
-            builder.end_link();
-            at = link.end;
-        }
-        builder.push_text(&self.text[at..]);
-    }
 }
 
 impl<'b> Walker<'b> {
@@ -135,7 +65,7 @@ impl<'b> Walker<'b> {
             hidden_until: None,
             html_block: None,
             relations: Vec::new(),
-            table: Table::default(),
+            cell_index: 0,
         }
     }
 
@@ -162,11 +92,7 @@ impl<'b> Walker<'b> {
         if self.hidden_until.is_some() {
             return;
         }
-        if self.table.in_head {
-            self.table.cell.text.push_str(text);
-        } else {
-            self.builder.push_text(text);
-        }
+        self.builder.push_text(text);
     }
 
     fn start(&mut self, tag: Tag) {
@@ -181,13 +107,8 @@ impl<'b> Walker<'b> {
             Tag::CodeBlock(_) => self.builder.start_block(BlockKind::Preformatted),
             Tag::HtmlBlock => self.html_block = Some(String::new()),
             Tag::Link { link_type, dest_url, .. } => self.start_markdown_link(link_type, &dest_url),
-            Tag::Table(_) => self.table = Table::default(),
-            Tag::TableHead => self.table.in_head = true,
-            Tag::TableRow => {
-                self.builder.start_block(BlockKind::TableRow);
-                self.table.cell_index = 0;
-                self.table.body_rows += 1;
-            }
+            Tag::TableHead => self.start_row(BlockKind::TableHeader),
+            Tag::TableRow => self.start_row(BlockKind::TableRow),
             Tag::TableCell => self.start_cell(),
             // An image's alt text arrives as text events and is kept; the image itself names no entity.
             _ => {}
@@ -209,7 +130,7 @@ impl<'b> Walker<'b> {
             _ => LinkKind::Markdown,
         };
         self.markdown_links.push((true, self.html_links));
-        self.open_link(dest_url, kind);
+        self.builder.start_link(dest_url, kind);
     }
 
     fn end_markdown_link(&mut self) {
@@ -217,42 +138,21 @@ impl<'b> Walker<'b> {
         // Links nest in the builder: `<a>` tags left open inside the link close before it.
         while self.html_links > html_links_outside {
             self.html_links -= 1;
-            self.close_link();
+            self.builder.end_link();
         }
         if opened {
-            self.close_link();
-        }
-    }
-
-    fn open_link(&mut self, target: &str, kind: LinkKind) {
-        if self.table.in_head {
-            self.table.cell.start_link(target, kind);
-        } else {
-            self.builder.start_link(target, kind);
-        }
-    }
-
-    fn close_link(&mut self) {
-        if self.table.in_head {
-            self.table.cell.end_link();
-        } else {
             self.builder.end_link();
         }
     }
 
+    fn start_row(&mut self, kind: BlockKind) {
+        self.builder.start_block(kind);
+        self.cell_index = 0;
+    }
+
     fn start_cell(&mut self) {
-        if self.table.in_head {
-            self.table.cell = HeaderCell::default();
-            return;
-        }
-        if self.table.cell_index > 0 {
+        if self.cell_index > 0 {
             self.builder.push_text(";");
-            self.builder.push_break();
-        }
-        let table = &mut self.table;
-        if let Some(header) = table.header.get(table.cell_index).filter(|h| table.budget.allows(&h.text)) {
-            header.emit(self.builder);
-            self.builder.push_text(": ");
             self.builder.push_break();
         }
     }
@@ -270,14 +170,14 @@ impl<'b> Walker<'b> {
         match (closing, name.as_str()) {
             (false, "a") => {
                 if let Some(href) = html::anchor_href(tag) {
-                    self.open_link(&href, LinkKind::Html);
+                    self.builder.start_link(&href, LinkKind::Html);
                     self.html_links += 1;
                 }
             }
             // A `</a>` closes only an `<a>` opened inside the innermost Markdown link, or outside any.
             (true, "a") if self.html_links > self.markdown_links.last().map_or(0, |link| link.1) => {
                 self.html_links -= 1;
-                self.close_link();
+                self.builder.end_link();
             }
             (false, "br") => self.builder.push_break(),
             (false, _) if html::hides_content(&name) && !tag.ends_with("/>") => self.hidden_until = Some(name),
@@ -299,14 +199,8 @@ impl<'b> Walker<'b> {
             }
             TagEnd::HtmlBlock => self.end_html_block(),
             TagEnd::Link => self.end_markdown_link(),
-            TagEnd::Table => self.end_table(),
-            TagEnd::TableHead => self.table.in_head = false,
-            TagEnd::TableRow => self.builder.end_block(),
-            TagEnd::TableCell if self.table.in_head => {
-                let cell = std::mem::take(&mut self.table.cell).finish();
-                self.table.header.push(cell);
-            }
-            TagEnd::TableCell => self.table.cell_index += 1,
+            TagEnd::TableHead | TagEnd::TableRow => self.builder.end_block(),
+            TagEnd::TableCell => self.cell_index += 1,
             _ => {}
         }
     }
@@ -315,7 +209,7 @@ impl<'b> Walker<'b> {
     fn close_inline_html(&mut self) {
         self.hidden_until = None;
         for _ in 0..std::mem::take(&mut self.html_links) {
-            self.close_link();
+            self.builder.end_link();
         }
     }
 
@@ -324,22 +218,6 @@ impl<'b> Walker<'b> {
             let relations = html::parse_fragment(&block, self.builder);
             self.relations.extend(relations);
         }
-    }
-
-    /// A table without body rows has nothing its header could label: the header becomes the row.
-    fn end_table(&mut self) {
-        if self.table.body_rows > 0 {
-            return;
-        }
-        self.builder.start_block(BlockKind::TableRow);
-        for (index, cell) in self.table.header.iter().filter(|cell| !cell.text.is_empty()).enumerate() {
-            if index > 0 {
-                self.builder.push_text(";");
-                self.builder.push_break();
-            }
-            cell.emit(self.builder);
-        }
-        self.builder.end_block();
     }
 }
 

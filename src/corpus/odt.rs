@@ -1,5 +1,5 @@
 //! OpenDocument text (`.odt`): headings (`text:h` at their outline level), paragraphs, list items, tables as
-//! one `header: value; …` block per row (header rows where the document marks them), hyperlinks as links,
+//! their header row once, then one block of values per row (the header row where the document marks one), hyperlinks as links,
 //! and the title from the document's metadata or its `Title` paragraph, which is not repeated in its text.
 
 use std::collections::HashSet;

@@ -36,6 +36,9 @@ pub struct Chunk {
     pub span: Span,
     pub page: Option<u32>,
     pub tokens: u32,
+    /// The header of the table whose rows the chunk holds, when its text does not say it: carried in the
+    /// chunk's context.
+    pub header: Option<Span>,
     /// Section uri (or page name) + `#ordinal`.
     pub uri: String,
 }
@@ -149,6 +152,10 @@ impl Corpus {
         for chunk in &self.chunks {
             ensure(span_fits(chunk.document, chunk.span), "a chunk outside its document")?;
             ensure(
+                chunk.header.is_none_or(|header| span_fits(chunk.document, header)),
+                "a table header outside its document",
+            )?;
+            ensure(
                 chunk
                     .section
                     .is_none_or(|s| in_range(s, sections) && self.sections[s as usize].document == chunk.document),
@@ -250,10 +257,16 @@ impl Corpus {
     }
 
     /// What a chunk is about beyond its own words: the document title and the headings above it
-    /// (`Apollo 11 > Launch`). Embedded and indexed with the chunk, never shown as part of it.
+    /// (`Apollo 11 > Launch`), and the header of the table whose rows it holds (`Planets > name; moons`).
+    /// Embedded and indexed with the chunk, never shown as part of it.
     pub fn chunk_context(&self, chunk: ChunkId) -> String {
-        let document = &self.documents[self.chunks[chunk as usize].document as usize];
-        context_path(document, self.section_titles(chunk))
+        let record = &self.chunks[chunk as usize];
+        let document = &self.documents[record.document as usize];
+        let context = context_path(document, self.section_titles(chunk));
+        match record.header {
+            Some(header) => join_context(&context, super::chunking::carried_header(document, header)),
+            None => context,
+        }
     }
 
     /// The text that dense search and BM25 see for a chunk: its context line, then its text.

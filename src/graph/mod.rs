@@ -272,6 +272,34 @@ impl KnowledgeGraph {
                 self.add_pair(NodeRef::Chunk(id as ChunkId - 1), node, EdgeKind::Next, EdgeKind::Previous);
             }
         }
+        self.add_spanned_sections(corpus);
+    }
+
+    /// A chunk joined across headings (a run of tiny sections, `corpus::chunking::join_small`) holds the
+    /// text of every section whose heading it spans: each of them has it as a chunk too. Sections and
+    /// chunks are both in document order, so one walk finds them.
+    fn add_spanned_sections(&mut self, corpus: &Corpus) {
+        let mut first = 0usize; // the first section not before the chunk
+        for (id, chunk) in corpus.chunks.iter().enumerate() {
+            let at = |s: &crate::corpus::Section| (s.document, s.heading.start);
+            while corpus.sections.get(first).is_some_and(|s| at(s) < (chunk.document, chunk.span.start)) {
+                first += 1;
+            }
+            let spanned = corpus.sections[first..]
+                .iter()
+                .take_while(|s| s.document == chunk.document && s.heading.end <= chunk.span.end);
+            for (offset, _) in spanned.enumerate() {
+                let section = (first + offset) as SectionId;
+                if chunk.section != Some(section) {
+                    self.add_pair(
+                        NodeRef::Section(section),
+                        NodeRef::Chunk(id as ChunkId),
+                        EdgeKind::HasChunk,
+                        EdgeKind::IsChunkOf,
+                    );
+                }
+            }
+        }
     }
 
     fn add_citations(&mut self, corpus: &Corpus) {

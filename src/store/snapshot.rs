@@ -4,7 +4,8 @@
 //! Seed 004's chunk graph is stored (its similarity scans are not linear); a version-4 file, written before
 //! it existed, is the same payload without it, and gains it on load.
 //! A version-5 file, written before an index could hold chunk vectors alone, is the same payload without
-//! the closing [`Vectors`], and holds every node's vectors.
+//! the closing [`Vectors`], and holds every node's vectors. Files of version 6 and earlier hold chunks
+//! without a table header ([`ChunkBeforeHeaders`]).
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
 //! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/integration/snapshot.rs`).
@@ -12,7 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors};
-use crate::corpus::Corpus;
+use crate::corpus::{
+    Chunk, Corpus, CorpusSettings, DocId, Document, Entity, Mention, Relation, RelationType, Section, SectionId, Span,
+};
 use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
 use crate::graph::ChunkGraph;
@@ -20,7 +23,9 @@ use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
+/// The last version whose chunks had no table header (their rows said the header in every cell), still read.
+const WITHOUT_TABLE_HEADERS: u32 = 6;
 /// The last version whose every index held node vectors (no [`Vectors`] closes its payload), still read.
 const ALL_VECTORS: u32 = 5;
 /// The last version without the chunk graph, still read.
@@ -86,8 +91,62 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     Ok(out)
 }
 
-type OwnedBody<G, N> =
-    Body<Corpus, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
+type OwnedBody<G, N, C = Corpus> =
+    Body<C, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
+
+/// A corpus as version 6 and earlier stored it: its chunks had no table header.
+#[derive(Deserialize)]
+struct CorpusBeforeHeaders {
+    settings: CorpusSettings,
+    documents: Vec<Document>,
+    sections: Vec<Section>,
+    chunks: Vec<ChunkBeforeHeaders>,
+    entities: Vec<Entity>,
+    mentions: Vec<Mention>,
+    relation_types: Vec<RelationType>,
+    relations: Vec<Relation>,
+}
+
+#[derive(Deserialize)]
+struct ChunkBeforeHeaders {
+    document: DocId,
+    section: Option<SectionId>,
+    ordinal: u32,
+    span: Span,
+    page: Option<u32>,
+    tokens: u32,
+    uri: String,
+}
+
+impl From<CorpusBeforeHeaders> for Corpus {
+    fn from(old: CorpusBeforeHeaders) -> Corpus {
+        let chunks = old
+            .chunks
+            .into_iter()
+            .map(|c| Chunk {
+                document: c.document,
+                section: c.section,
+                ordinal: c.ordinal,
+                span: c.span,
+                page: c.page,
+                tokens: c.tokens,
+                header: None,
+                uri: c.uri,
+            })
+            .collect();
+        let CorpusBeforeHeaders {
+            settings, documents, sections, entities, mentions, relation_types, relations, ..
+        } = old;
+        Corpus { settings, documents, sections, chunks, entities, mentions, relation_types, relations }
+    }
+}
+
+impl<G, N, C: Into<Corpus>> OwnedBody<G, N, C> {
+    fn into_current(self) -> OwnedBody<G, N> {
+        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = self;
+        Body { settings, model, corpus: corpus.into(), embeddings, rows, chunk_index, bm25, chunk_graph, vectors }
+    }
+}
 
 /// What a payload holds in place of the [`Vectors`]: which vectors it holds, or nothing (version 5 and
 /// earlier, which held them all).
@@ -216,7 +275,7 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if ![FORMAT_VERSION, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version) {
+    if ![FORMAT_VERSION, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version) {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
     // Saturating: a damaged length must give an error, not an overflow.
@@ -238,24 +297,26 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
 
 pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
     match payload(bytes)? {
-        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), ()>(bytes, payload),
-        (ALL_VECTORS, payload) => decode_body::<ChunkGraph, ()>(bytes, payload),
-        (_, payload) => decode_body::<ChunkGraph, Vectors>(bytes, payload),
+        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), (), CorpusBeforeHeaders>(bytes, payload),
+        (ALL_VECTORS, payload) => decode_body::<ChunkGraph, (), CorpusBeforeHeaders>(bytes, payload),
+        (WITHOUT_TABLE_HEADERS, payload) => decode_body::<ChunkGraph, Vectors, CorpusBeforeHeaders>(bytes, payload),
+        (_, payload) => decode_body::<ChunkGraph, Vectors, Corpus>(bytes, payload),
     }
 }
 
-fn decode_body<G, N>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
+fn decode_body<G, N, C>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
 where
     G: StoredChunkGraph + serde::de::DeserializeOwned,
     N: StoredVectors + serde::de::DeserializeOwned,
+    C: Into<Corpus> + serde::de::DeserializeOwned,
 {
     let (body, rest) =
-        postcard::take_from_bytes::<OwnedBody<G, N>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+        postcard::take_from_bytes::<OwnedBody<G, N, C>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
     // The payload must be exactly one body: postcard on its own ignores what follows.
     if !rest.is_empty() {
         let actual = bytes.len() as u64;
         return Err(SnapshotError::TrailingBytes { expected: actual - rest.len() as u64, actual });
     }
     // The checksum catches accidents; this catches a payload that decodes but does not hang together.
-    body.into_index().map_err(|problem| SnapshotError::Inconsistent(problem.0))
+    body.into_current().into_index().map_err(|problem| SnapshotError::Inconsistent(problem.0))
 }

@@ -225,3 +225,21 @@ fn a_label_says_a_page_s_title_once() {
     assert!(labels.iter().all(|label| !label.starts_with("How to Write Tests › How to Write Tests")), "{labels:?}");
     assert!(corpus.sections.iter().any(|section| section.title == "How to Write Tests"), "the heading is a section");
 }
+
+/// In a document of more tiny sections than its bytes pay a text each for, runs of them are joined into one
+/// chunk: every section the chunk spans has it as its chunk, so section retrieval still reaches its text.
+#[test]
+fn a_chunk_joined_across_tiny_sections_is_the_chunk_of_each_of_them() {
+    let days: String = (1..=30).map(|n| format!("## Day {n}\n\nCalm.\n\n")).collect();
+    let settings = CorpusSettings::default();
+    let report = corpus::ingest(&[SourceFile::new("log.md", format!("# Log\n\n{days}"))], &settings);
+    let corpus = Corpus::build(report.documents, common::embedder(), &settings);
+    assert!(corpus.chunks.len() <= 2, "{} chunks", corpus.chunks.len());
+    let graph = KnowledgeGraph::build(&corpus);
+    for (id, section) in corpus.sections.iter().enumerate() {
+        let chunks = graph.neighbors(NodeRef::Section(id as u32), EdgeKind::HasChunk);
+        let [NodeRef::Chunk(chunk)] = chunks[..] else { panic!("{}: {chunks:?}", section.title) };
+        let chunk = &corpus.chunks[chunk as usize];
+        assert!(chunk.section == Some(id as u32) || chunk.span.contains(section.heading), "{}", section.title);
+    }
+}

@@ -117,7 +117,11 @@ fn payloads_that_decode_but_do_not_hang_together_are_refused() {
         SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
     );
     assert_eq!(
-        inconsistent(&|corpus, _| corpus.chunks.pop().map(drop).unwrap_or_default()),
+        inconsistent(&|corpus, _| {
+            corpus.chunks.pop();
+            let chunks = corpus.chunks.len() as u32;
+            corpus.mentions.retain(|mention| mention.chunk < chunks);
+        }),
         SnapshotError::Inconsistent("node embedding rows disagree with the corpus".into())
     );
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::corpus::CorpusSettings;
 use crate::corpus::document::{DocumentBuilder, Format, Metadata};
 
 /// One token per word and per punctuation mark: close to WordPiece for plain English.
@@ -36,9 +37,76 @@ fn merges_short_paragraphs_up_to_target() {
 }
 
 #[test]
-fn table_rows_stay_alone() {
-    let doc = doc_of(&[("a: 1", BlockKind::TableRow), ("a: 2", BlockKind::TableRow)]);
-    assert_eq!(chunk_texts(&doc, 50, 60), vec!["a: 1", "a: 2"]);
+fn rows_merge_under_their_header_which_later_chunks_carry() {
+    let mut blocks = vec![("Intro.", BlockKind::Paragraph), ("station; reading", BlockKind::TableHeader)];
+    let rows: Vec<String> = (0..40).map(|n| format!("pier {n}; calm")).collect();
+    blocks.extend(rows.iter().map(|row| (row.as_str(), BlockKind::TableRow)));
+    blocks.push(("After the table.", BlockKind::Paragraph));
+    let doc = doc_of(&blocks);
+    let all: Vec<&TextBlock> = doc.blocks.iter().collect();
+    let limits = ChunkLimits { target_tokens: 30, max_tokens: 40 };
+    let chunks = chunk_blocks(&doc, &all, &WordCounter, &limits);
+    let texts: Vec<&str> = chunks.iter().map(|c| doc.slice(c.span)).collect();
+    let header = doc.blocks[1].span;
+    assert_eq!(texts[0], "Intro.", "prose does not join a table's rows");
+    assert!(texts[1].starts_with("station; reading\n\npier 0; calm"), "{texts:?}");
+    assert_eq!(chunks[1].header, None, "the first chunk says its header in its text");
+    let rows_chunks = &chunks[2..chunks.len() - 1];
+    assert!(rows_chunks.len() >= 2, "{texts:?}");
+    for chunk in rows_chunks {
+        assert_eq!(chunk.header, Some(header));
+        assert!(doc.slice(chunk.span).starts_with("pier "));
+        // The header's 4 word-pieces (and a separator) come out of each chunk's room.
+        assert!(chunk.tokens <= 30 - 4, "{} word-pieces", chunk.tokens);
+    }
+    assert_eq!(*texts.last().unwrap(), "After the table.");
+    assert_eq!(chunks.last().unwrap().header, None);
+    assert_eq!(carried_header(&doc, header), "station; reading");
+}
+
+fn built(markdown: &str) -> crate::corpus::Corpus {
+    built_from("notes.md", markdown)
+}
+
+fn built_from(name: &str, text: &str) -> crate::corpus::Corpus {
+    use crate::corpus::{SourceFile, ingest};
+    let settings = CorpusSettings::default();
+    let files = [SourceFile::new(name, text.as_bytes())];
+    crate::corpus::Corpus::build(ingest(&files, &settings).documents, &WordCounter, &settings)
+}
+
+#[test]
+fn runs_of_tiny_sections_join_where_they_are_many_and_a_normal_section_keeps_to_itself() {
+    let normal = "The keeper trims the wick every evening, logs each passing ship by name and flag, and in fog \
+                  sounds the horn twice a minute until the morning boat comes round the point with the mail, the oil \
+                  and the news from the mainland, which he reads aloud to the cat by the light of the lamp.";
+    let days = |from: usize| (from..from + 12).map(|n| format!("## Day {n}\n\nCalm.\n\n")).collect::<String>();
+    let corpus = built(&format!("# Log\n\n{}## Duties\n\n{normal}\n\n{}", days(1), days(13)));
+    let texts: Vec<&str> = (0..corpus.chunks.len() as u32).map(|c| corpus.chunk_text(c)).collect();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts[0].starts_with("Calm.\n\nDay 2\n\nCalm.") && texts[0].ends_with("Day 12\n\nCalm."), "{texts:?}");
+    assert_eq!(texts[1], normal);
+    assert!(texts[2].starts_with("Calm.\n\nDay 14") && texts[2].ends_with("Day 24\n\nCalm."), "{texts:?}");
+    let section = |c: usize| corpus.sections[corpus.chunks[c].section.unwrap() as usize].title.as_str();
+    assert_eq!((section(0), section(1), section(2)), ("Day 1", "Duties", "Day 13"));
+
+    // A short note keeps a chunk per section.
+    let note = built("# Moon\n\n## Landings\n\nApollo 11.\n\n## Tides\n\nRaised by gravity.\n");
+    assert_eq!(note.chunks.len(), 2);
+}
+
+/// 100,000 headings each over one line were 100,000 chunks to embed.
+#[test]
+fn a_document_of_many_tiny_sections_costs_chunks_by_its_words() {
+    let markdown: String = (0..10_000).map(|n| format!("## Heading {n}\n\nline {n}\n\n")).collect();
+    let corpus = built(&markdown);
+    let words = WordCounter.count_tokens(&markdown);
+    let room = CorpusSettings::default().chunk_target_tokens;
+    let bound = 2 * words / (room / SMALL_CHUNK_DIVISOR) + words / (room - room / SMALL_CHUNK_DIVISOR) + 1;
+    assert!(corpus.chunks.len() <= bound, "{} chunks for {words} words, bound {bound}", corpus.chunks.len());
+    assert!(corpus.chunks.len() < 10_000 / 20, "{} chunks", corpus.chunks.len());
+    let last = corpus.chunk_text(corpus.chunks.len() as u32 - 1);
+    assert!(last.ends_with("line 9999"), "every line is in a chunk: {last:?}");
 }
 
 #[test]
@@ -179,4 +247,18 @@ fn a_word_of_megabytes_is_cut_by_bytes() {
     let (_, chunks, doc) = split_with_spans(&text);
     assert!(chunks.len() >= 2_000_000 / (254 * MAX_BYTES_PER_TOKEN));
     assert!(doc.slice(chunks[0].span).starts_with("before"));
+}
+
+/// 1,000,000 one-word rows were 1,000,000 chunks, each saying the header again.
+#[test]
+fn one_word_rows_merge_into_chunks_that_carry_their_header() {
+    let rows: String = (0..5_000).map(|n| format!("w{}\n", n % 500)).collect();
+    let corpus = built_from("rows.csv", &format!("word\n{rows}"));
+    let words = WordCounter.count_tokens(&rows);
+    assert!(corpus.chunks.len() <= words / 100, "{} chunks for {words} words", corpus.chunks.len());
+    let last = corpus.chunks.len() as u32 - 1;
+    assert_eq!(corpus.chunk_context(last), "rows > rows.csv > word");
+    assert!(corpus.chunk_search_text(last).starts_with("rows > rows.csv > word\nw"));
+    assert_eq!(corpus.chunk_context(0), "rows > rows.csv", "the first chunk says the header in its text");
+    assert!(corpus.chunk_text(0).starts_with("word\n\nw0\n\nw1"));
 }
