@@ -50,7 +50,7 @@ def measure(binary, count):
         wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (.*)", err).group(1)
         seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall.split(":"))))
         structured = re.search(r"structured in ([\d.]+)s", err).group(1)
-        embedded_n, embedded_s = re.search(r"embedded (\d+) new texts, reused \d+ in ([\d.]+)s", err).groups()
+        embedded_n, embedded_s = re.search(r"embedded (\d+) new texts \(\d+ word pieces\), reused \d+ in ([\d.]+)s", err).groups()
         return {
             "documents": count,
             "chunks": int(re.search(r"chunks\s+(\d+)", stats).group(1)),

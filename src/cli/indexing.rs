@@ -157,7 +157,7 @@ fn drive_on(
     let outcome = futures_executor::block_on(pipeline::run(terminal, base, files, file_count, &clock));
     terminal.finish_bar();
     let outcome = outcome?;
-    print_outcome(&outcome);
+    print_outcome(&outcome, terminal.embedder.pieces_embedded());
     Ok(outcome)
 }
 
@@ -178,7 +178,7 @@ pub fn check(model: &Option<PathBuf>, paths: &[PathBuf]) -> CliResult {
     Ok(())
 }
 
-fn print_outcome(outcome: &Outcome) {
+fn print_outcome(outcome: &Outcome, pieces_embedded: usize) {
     if outcome.files > 0 {
         print_ingest_report(&outcome.report, outcome.documents, outcome.timings.parse);
     }
@@ -187,7 +187,10 @@ fn print_outcome(outcome: &Outcome) {
     }
     let timings = &outcome.timings;
     eprintln!("structured in {:.2}s", timings.structure);
-    eprintln!("embedded {} new texts, reused {} in {:.2}s", outcome.embedded, outcome.reused, timings.embed);
+    eprintln!(
+        "embedded {} new texts ({pieces_embedded} word pieces), reused {} in {:.2}s",
+        outcome.embedded, outcome.reused, timings.embed
+    );
     eprintln!("indexed in {:.2}s", timings.build);
 }
 

@@ -665,6 +665,54 @@ test("hostile files from the repository's corpus leave the tab alive: the good f
   await page.close();
 });
 
+/// Peak resident memory in MB of the browser's renderer processes (the page and its workers live in one),
+/// sampled every 250 ms until `stop`.
+function watchRendererMemory() {
+  let peak = 0;
+  const sample = async () => {
+    for (const pid of (await readdir("/proc")).filter((entry) => /^\d+$/.test(entry))) {
+      try {
+        if (!(await readFile(`/proc/${pid}/cmdline`, "utf8")).includes("--type=renderer")) continue;
+        const resident = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"));
+        if (resident) peak = Math.max(peak, Number(resident[1]) / 1024);
+      } catch { /* the process ended between the listing and the read */ }
+    }
+  };
+  const timer = setInterval(sample, 250);
+  return { stop: async () => { clearInterval(timer); await sample(); return peak; } };
+}
+
+test("files of many links, headings, rows and columns dropped beside a good one leave the tab alive, the good file found within 60 s and the renderer under 2 GB", async () => {
+  const { page, errors } = await openApp();
+  const root = await mkdtemp(join(tmpdir(), "quire-costly-"));
+  const folder = join(root, "drop");
+  // Issue 48's seven cases of scripts/hostile_inputs.py (35 MB in all), each writing the good file too.
+  const cases = ["html-many-links", "csv-one-word-rows", "markdown-many-headings", "csv-million-ones", "text-one-word",
+    "markdown-table-of-x", "markdown-backticks"];
+  for (const name of cases) {
+    execFileSync("python3", [join(import.meta.dirname, "../../scripts/hostile_inputs.py"), "-", "--write", folder, name]);
+  }
+  const memory = watchRendererMemory();
+  const dropped = Date.now();
+  await page.setInputFiles("#folder", folder);
+  // Once the new texts are being embedded, the new documents are found by their words.
+  await page.waitForFunction(() => /texts\/s · about \d+ s left/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 60_000 });
+  const results = await search(page, "What does a lighthouse keeper trim every evening?");
+  const byWords = await page.$$eval("#found-by-words .result .meta", (items) => items.map((item) => item.textContent));
+  const seconds = (Date.now() - dropped) / 1000;
+  const metas = [...results.map((r) => r.meta), ...byWords];
+  assert.ok(metas.some((meta) => meta.startsWith("drop/good.md")), JSON.stringify(metas));
+  assert.ok(seconds < 60, `the good file was found ${seconds} s after the drop`);
+  assert.equal(await page.getAttribute("#status", "data-state"), "indexing");
+  assert.equal(await page.evaluate(() => document.querySelectorAll("#documents li").length > 6), true, "the tab answers");
+  const peak = await memory.stop();
+  assert.ok(peak < 2048, `the renderer reached ${peak} MB`);
+  console.log(`good file found ${seconds.toFixed(1)} s after the drop; renderer peak ${peak.toFixed(0)} MB`);
+  await rm(root, { recursive: true, force: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a result opens its document's outline at that chunk, with each chunk's relevance to the question", async () => {
   const { page, errors } = await openApp();
   const results = await search(page, "Who was the first person to walk on the Moon?");

@@ -179,7 +179,7 @@ fn a_snapshot_with_a_short_model_hash_is_shown_not_a_crash() {
     assert!(text(&out.stdout).contains("[abc]"), "{}", text(&out.stdout));
 }
 
-/// `embedded N new texts, reused M in …` as the CLI prints it after an update.
+/// `embedded N new texts (P word pieces), reused M in …` as the CLI prints it after an update.
 fn embedding_counts(stderr: &str) -> (usize, usize) {
     let line = stderr.lines().find(|l| l.starts_with("embedded ")).expect("an embedding summary line");
     let numbers: Vec<usize> = line.split_whitespace().filter_map(|w| w.trim_end_matches(',').parse().ok()).collect();
