@@ -9,8 +9,8 @@ file sits beside the bad one, and both runs must read the good one and name the 
 the index must be written. A case fails when the outcome differs, when a run is killed by a signal, or when
 it passes the limits (`--seconds`, `--megabytes`: wall time and peak resident memory of the CLI and the
 processes it waited for). An index run's seconds are judged without its embedding, which may take as long as
-the file's distinct text needs, at the normal rate: no slower than `--slowest-rate` of the word pieces a second
-plain prose gets in word pieces a second (the `markdown-prose` case, run first).
+the file's distinct text needs, at the normal rate: no fewer word pieces a second than `--slowest-rate` of what
+plain prose gets (the `markdown-prose` case, run first).
 
   python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--jobs 1] [--only NAME,...]
                                            [--check-only NAME,...] [--list]
