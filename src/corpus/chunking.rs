@@ -117,8 +117,7 @@ fn merge(pieces: Vec<Piece>) -> Vec<PlannedChunk> {
         let joins = table == Some(piece.header)
             && chunks.last().is_some_and(|group| {
                 group.page == piece.page
-                    && group.tokens + piece.tokens <= piece.room
-                    && (piece.span.end - group.span.start) as usize <= piece.room.saturating_mul(MAX_BYTES_PER_TOKEN)
+                    && fits_in_room(group.span.start, piece.span.end, group.tokens + piece.tokens, piece.room)
             });
         table = Some(piece.header);
         match chunks.last_mut() {
@@ -166,11 +165,7 @@ pub fn bound_chunks<S>(
 /// across the headings between them: a document of many tiny sections becomes chunks of the normal size,
 /// each kept under the section it starts in, with the later sections' headings in its text. `chunks` are one
 /// document's, in order, with their sections.
-pub fn join_small<S>(
-    doc: &Document,
-    chunks: Vec<(S, PlannedChunk)>,
-    counter: &dyn TokenCounter,
-) -> Vec<(S, PlannedChunk)> {
+fn join_small<S>(doc: &Document, chunks: Vec<(S, PlannedChunk)>, counter: &dyn TokenCounter) -> Vec<(S, PlannedChunk)> {
     let small = |chunk: &PlannedChunk| chunk.tokens < chunk.room / SMALL_CHUNK_DIVISOR && chunk.header.is_none();
     let mut joined: Vec<(S, PlannedChunk)> = Vec::with_capacity(chunks.len());
     let mut run_open = false; // whether the last chunk is a run of small chunks, open to more
@@ -189,12 +184,15 @@ pub fn join_small<S>(
     joined
 }
 
+/// Whether a chunk from byte `start` to `end` of `tokens` word-pieces fits `room`: its word-pieces, and
+/// `room × MAX_BYTES_PER_TOKEN` bytes (pieces of unknown "words" count one word-piece for any length).
+fn fits_in_room(start: u32, end: u32, tokens: usize, room: usize) -> bool {
+    tokens <= room && (end - start) as usize <= room.saturating_mul(MAX_BYTES_PER_TOKEN)
+}
+
 /// The word-pieces of `run` joined with `next`, with the headings between them, when they fit its room.
 fn joined_tokens(doc: &Document, run: &PlannedChunk, next: &PlannedChunk, counter: &dyn TokenCounter) -> Option<usize> {
-    let fits = run.page == next.page
-        && run.tokens + next.tokens <= run.room
-        && (next.span.end - run.span.start) as usize <= run.room.saturating_mul(MAX_BYTES_PER_TOKEN);
-    if !fits {
+    if run.page != next.page || !fits_in_room(run.span.start, next.span.end, run.tokens + next.tokens, run.room) {
         return None;
     }
     let between = doc.slice(Span { start: run.span.end, end: next.span.start });
