@@ -47,7 +47,8 @@ enum Command {
         /// Ignore an existing output file instead of reusing its embeddings.
         #[arg(long)]
         fresh: bool,
-        /// Chunk collections of at least this size get an HNSW index.
+        /// Chunk collections of at least this size get an HNSW index (default 100,000); smaller ones are
+        /// searched exactly.
         #[arg(long)]
         hnsw_threshold: Option<usize>,
         /// Merge short paragraphs up to this many word-pieces.

@@ -43,13 +43,17 @@ pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, Up
 pub struct IndexSettings {
     pub corpus: CorpusSettings,
     /// Collections with at least this many vectors get an HNSW index; smaller ones are searched exactly.
+    /// 100,000 by default: a flat scan is linear in the vectors (4.4 ms a question at 100,000 natively, under
+    /// half the question's own embedding), while the graph costs about a millisecond of CPU per vector to
+    /// build, which it earns back only after some 20,000 questions; exact search needs no build and returns
+    /// the true nearest (docs/BENCHMARKS.md, "Vector index: flat vs HNSW").
     pub hnsw_threshold: usize,
     pub bm25: Bm25Params,
 }
 
 impl Default for IndexSettings {
     fn default() -> Self {
-        Self { corpus: CorpusSettings::default(), hnsw_threshold: 20_000, bm25: Bm25Params::default() }
+        Self { corpus: CorpusSettings::default(), hnsw_threshold: 100_000, bm25: Bm25Params::default() }
     }
 }
 
@@ -155,6 +159,11 @@ pub struct CorpusSummary {
     pub chunk_graph: ChunkGraphStats,
 }
 
+/// From this many communities on (or the index's `hnsw_threshold`, if lower), community links are found
+/// through an HNSW index: the exact scan compares every pair of communities, quadratic where the chunk
+/// index's flat scan is linear, and about 2·10⁸ pairs at 20,000.
+const COMMUNITY_LINKS_BY_HNSW_FROM: usize = 20_000;
+
 /// Seed 004's chunk graph over an index's parts, with the settings every index builds it with: indexing,
 /// and loading a snapshot written before the chunk graph existed.
 fn build_chunk_graph(
@@ -169,7 +178,7 @@ fn build_chunk_graph(
         &rows.chunks,
         settings.bm25,
         ChunkGraphSettings::default(),
-        settings.hnsw_threshold,
+        COMMUNITY_LINKS_BY_HNSW_FROM.min(settings.hnsw_threshold),
     )
 }
 

@@ -1,6 +1,7 @@
 //! Unit tests of `chunks`, beside it so the module itself reads in one sitting.
 
 use super::communities::offer;
+use super::documents::NEIGHBOURHOOD;
 use super::*;
 
 fn graph(nodes: usize, edges: &[(usize, usize, f32)]) -> DocumentGraph {
@@ -41,4 +42,19 @@ fn percentiles_and_best_links() {
     }
     let kept: Vec<u32> = best.iter().map(|l| l.community).collect();
     assert_eq!(kept, vec![3, 1, 5]);
+}
+
+/// The bound that keeps a long document's chunk graph linear: a chunk is compared only with the
+/// `NEIGHBOURHOOD` chunks on each side of it. Chunk 0 has two twins, one at the window's edge and one just
+/// past it; everything else is orthogonal to them.
+#[test]
+fn a_chunk_is_compared_only_within_its_neighbourhood() {
+    let (twin, other) = ([1.0, 0.0], [0.0, 1.0]);
+    let vectors: Vec<&[f32]> =
+        (0..NEIGHBOURHOOD + 2).map(|c| if c == 0 || c >= NEIGHBOURHOOD { &twin[..] } else { &other[..] }).collect();
+    let edges = nearest_in_document(&vectors, 0..vectors.len() as ChunkId, &ChunkGraphSettings::default());
+    let joined = |a: usize, b: usize| edges.iter().any(|e| (e.first as usize, e.second as usize) == (a, b));
+    assert!(joined(0, NEIGHBOURHOOD), "the twin at the window's edge");
+    assert!(!joined(0, NEIGHBOURHOOD + 1), "the twin past the window is never compared");
+    assert!(joined(NEIGHBOURHOOD, NEIGHBOURHOOD + 1));
 }
