@@ -20,6 +20,7 @@ use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer};
 use crate::embed::{EmbedError, ModelIdentity};
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
+use crate::index::vectors::DimensionMismatch;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
 
 pub use builder::{IndexBuilder, node_texts};
@@ -72,18 +73,33 @@ pub struct EmbeddingStore {
     rows: HashMap<TextKey, u32>,
 }
 
+impl From<DimensionMismatch> for EmbedError {
+    fn from(mismatch: DimensionMismatch) -> Self {
+        EmbedError::Dimension { expected: mismatch.expected, actual: mismatch.actual }
+    }
+}
+
 impl EmbeddingStore {
     fn new(dimension: usize) -> Self {
         Self { vectors: QuantizedVectors::new(dimension), ..Self::default() }
     }
 
     fn push(&mut self, key: TextKey, vector: &[f32]) -> Result<(), EmbedError> {
-        self.vectors
-            .push(vector)
-            .map_err(|mismatch| EmbedError::Dimension { expected: mismatch.expected, actual: mismatch.actual })?;
+        self.vectors.push(vector)?;
+        self.add_key(key);
+        Ok(())
+    }
+
+    /// Stores `row` of `codes`, quantised already (by the same rule as [`Self::push`]), under `key`.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn push_codes(&mut self, key: TextKey, codes: &QuantizedVectors, row: u32) {
+        self.vectors.push_codes(codes, row);
+        self.add_key(key);
+    }
+
+    fn add_key(&mut self, key: TextKey) {
         self.keys.push(key);
         self.rows.insert(key, self.keys.len() as u32 - 1);
-        Ok(())
     }
 
     fn reindex(&mut self) {

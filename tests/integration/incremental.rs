@@ -134,3 +134,43 @@ fn a_model_of_another_dimension_is_a_clear_error() {
         IndexBuilder::new(documents, common::embedder(), identity, IndexSettings::default(), None, Vectors::All);
     assert!(matches!(builder.embed_all_parallel(&WrongDimension, 2, &|_| {}), Err(EmbedError::Dimension { .. })));
 }
+
+/// Vectors that follow from the text alone, distinct for distinct texts: where each lands in the store is
+/// what is under test, not what the model makes of it.
+struct Hashed;
+
+impl TextEmbedder for Hashed {
+    fn identity(&self) -> &ModelIdentity {
+        common::embedder().identity()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let vector = |text: &str| {
+            let seed = blake3::hash(text.as_bytes());
+            (0..384).map(|i| seed.as_bytes()[i % 32] as f32 - 127.5 + i as f32 / 384.0).collect()
+        };
+        Ok(texts.iter().map(|text| vector(text)).collect())
+    }
+}
+
+#[test]
+fn embedding_on_threads_stores_what_one_thread_stores() {
+    let documents = parse(&common::demo_files());
+    let build = |threads: Option<usize>| {
+        let mut builder = IndexBuilder::new(
+            documents.clone(),
+            common::embedder(),
+            Hashed.identity().clone(),
+            IndexSettings::default(),
+            None,
+            Vectors::All,
+        );
+        match threads {
+            Some(threads) => builder.embed_all_parallel(&Hashed, threads, &|_| {}).unwrap(),
+            None => builder.embed_all(&Hashed).unwrap(),
+        }
+        builder.finish().to_snapshot().unwrap()
+    };
+    let one = build(None);
+    assert_eq!(build(Some(2)), one);
+    assert_eq!(build(Some(3)), one);
+}
