@@ -1,13 +1,17 @@
 //! Okapi BM25 over chunks. Scores use the non-negative idf `ln(1 + (N - df + 0.5) / (df + 0.5))` so a term
 //! present in most chunks still counts a little instead of subtracting.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::{Hit, top_k};
 use crate::analyzer::Analyzer;
 use crate::error::Inconsistent;
+
+mod lists;
+
+use lists::{PostingLists, Terms};
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bm25Params {
@@ -32,8 +36,8 @@ pub struct Posting {
 pub struct Bm25Index {
     params: Bm25Params,
     /// Ordered so a snapshot of the same corpus is the same bytes.
-    terms: BTreeMap<String, u32>,
-    postings: Vec<Vec<Posting>>,
+    terms: Terms,
+    postings: PostingLists,
     doc_lengths: Vec<u32>,
     average_length: f32,
 }
@@ -42,16 +46,13 @@ impl Bm25Index {
     /// Indexes `texts`; result rows are positions in this sequence.
     pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>, params: Bm25Params) -> Self {
         let analyzer = Analyzer::default();
-        let mut index = Bm25Index {
-            params,
-            terms: BTreeMap::new(),
-            postings: Vec::new(),
-            doc_lengths: Vec::new(),
-            average_length: 0.0,
-        };
+        // A term's id is the order of its first appearance, each text's terms taken in byte order.
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut by_id: Vec<(u32, Posting)> = Vec::new();
+        let mut doc_lengths = Vec::new();
         for (doc, text) in texts.into_iter().enumerate() {
             let terms = analyzer.terms(text);
-            index.doc_lengths.push(terms.len() as u32);
+            doc_lengths.push(terms.len() as u32);
             let mut counts: HashMap<String, u32> = HashMap::new();
             for term in terms {
                 *counts.entry(term).or_default() += 1;
@@ -59,18 +60,20 @@ impl Bm25Index {
             let mut counts: Vec<(String, u32)> = counts.into_iter().collect();
             counts.sort();
             for (term, tf) in counts {
-                let next = index.postings.len() as u32;
-                let id = *index.terms.entry(term).or_insert(next);
-                if id == next {
-                    index.postings.push(Vec::new());
-                }
-                index.postings[id as usize].push(Posting { doc: doc as u32, tf });
+                let next = ids.len() as u32;
+                let id = *ids.entry(term).or_insert(next);
+                by_id.push((id, Posting { doc: doc as u32, tf }));
             }
         }
-        let total: u64 = index.doc_lengths.iter().map(|&l| l as u64).sum();
-        index.average_length =
-            if index.doc_lengths.is_empty() { 0.0 } else { total as f32 / index.doc_lengths.len() as f32 };
-        index
+        // Stable: within a term, its postings stay in the order of the texts.
+        by_id.sort_by_key(|&(id, _)| id);
+        let postings = PostingLists::from_sorted(ids.len(), by_id);
+        let mut sorted: Vec<(String, u32)> = ids.into_iter().collect();
+        sorted.sort_unstable();
+        let terms = Terms::from_sorted(sorted.iter().map(|(term, id)| (term.as_str(), *id)));
+        let total: u64 = doc_lengths.iter().map(|&l| l as u64).sum();
+        let average_length = if doc_lengths.is_empty() { 0.0 } else { total as f32 / doc_lengths.len() as f32 };
+        Bm25Index { params, terms, postings, doc_lengths, average_length }
     }
 
     pub fn len(&self) -> usize {
@@ -84,10 +87,10 @@ impl Bm25Index {
                 format!("BM25 indexes {} texts where there are {documents} chunks", self.doc_lengths.len()).into()
             );
         }
-        if self.terms.values().any(|&t| t as usize >= self.postings.len()) {
+        if self.terms.ids().iter().any(|&t| t as usize >= self.postings.len()) {
             return Err("BM25 term without postings".into());
         }
-        if self.postings.iter().flatten().any(|p| p.doc as usize >= documents) {
+        if self.postings.all().iter().any(|p| p.doc as usize >= documents) {
             return Err("BM25 posting beyond the indexed chunks".into());
         }
         if !(self.average_length.is_finite() && self.average_length >= 0.0) {
@@ -117,12 +120,12 @@ impl Bm25Index {
     }
 
     fn postings_of(&self, term: &str) -> Option<&[Posting]> {
-        self.terms.get(term).map(|&id| self.postings[id as usize].as_slice())
+        self.terms.get(term).map(|id| self.postings.get(id))
     }
 
     /// Every term with its postings, in term order.
     pub fn postings_by_term(&self) -> impl Iterator<Item = (&str, &[Posting])> {
-        self.terms.iter().map(|(term, &id)| (term.as_str(), self.postings[id as usize].as_slice()))
+        self.terms.iter().map(|(term, id)| (term, self.postings.get(id)))
     }
 
     /// What scoring reads besides a term's postings.
