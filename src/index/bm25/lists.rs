@@ -37,8 +37,7 @@ impl Terms {
     }
 
     fn term(&self, at: usize) -> &str {
-        let start = if at == 0 { 0 } else { self.ends[at - 1] as usize };
-        &self.text[start..self.ends[at] as usize]
+        &self.text[span(&self.ends, at)]
     }
 
     pub(super) fn get(&self, term: &str) -> Option<u32> {
@@ -62,6 +61,12 @@ impl Terms {
     pub(super) fn ids(&self) -> &[u32] {
         &self.ids
     }
+}
+
+/// Item `at` of items laid end to end, each ending at its entry of `ends`.
+fn span(ends: &[u32], at: usize) -> std::ops::Range<usize> {
+    let start = if at == 0 { 0 } else { ends[at - 1] as usize };
+    start..ends[at] as usize
 }
 
 impl From<BTreeMap<String, u32>> for Terms {
@@ -90,15 +95,17 @@ impl PostingLists {
     pub(super) fn from_sorted(lists: usize, by_id: impl IntoIterator<Item = (u32, Posting)>) -> Self {
         let mut postings = PostingLists { ends: Vec::with_capacity(lists), all: Vec::new() };
         for (id, posting) in by_id {
-            while postings.ends.len() < id as usize {
-                postings.ends.push(postings.all.len() as u32);
-            }
+            postings.end_lists_before(id as usize);
             postings.all.push(posting);
         }
-        while postings.ends.len() < lists {
-            postings.ends.push(postings.all.len() as u32);
-        }
+        postings.end_lists_before(lists);
         postings
+    }
+
+    /// Ends every list before list `id` that is still open, at the postings so far.
+    fn end_lists_before(&mut self, id: usize) {
+        let end = self.all.len() as u32;
+        self.ends.resize(self.ends.len().max(id), end);
     }
 
     pub(super) fn len(&self) -> usize {
@@ -106,9 +113,7 @@ impl PostingLists {
     }
 
     pub(super) fn get(&self, id: u32) -> &[Posting] {
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
-        &self.all[start..self.ends[id] as usize]
+        &self.all[span(&self.ends, id as usize)]
     }
 
     pub(super) fn all(&self) -> &[Posting] {
