@@ -3,7 +3,7 @@
 //! (default sizes 10000 100000). `--sweep` builds HNSW with several `ef_construction` / `ef_search` pairs
 //! instead of the shipped default, the recall/cost trade-off the default was chosen from; pairs given as
 //! `48:128` build those. The vectors are `quire::bench::ClusteredVectors`;
-//! the browser measures the same build with `?bench=hnsw` (tests/browser/bench-hnsw.mjs).
+//! the browser measures the same with `?bench=index` (tests/browser/bench-vector-index.mjs).
 
 use std::time::Instant;
 

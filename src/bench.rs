@@ -1,5 +1,5 @@
 //! Measurement for benchmarks, kept out of the product: compiled only with the `bench` feature, which
-//! the benchmarks that need it and the browser benchmark build (`?bench=embed`, `?bench=hnsw`) turn on.
+//! the benchmarks that need it and the browser benchmark build (`?bench=embed`, `?bench=index`) turn on.
 
 use serde::Serialize;
 

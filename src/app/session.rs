@@ -308,7 +308,7 @@ impl IndexSession {
 }
 
 /// The measurement the address asks for: `?bench=embed&count=N&tokens=T&workers=W&here=1` or
-/// `?bench=hnsw&count=N`.
+/// `?bench=index&count=N&kind=flat|hnsw`.
 fn requested_benchmark() -> Option<crate::web::protocol::Benchmark> {
     use crate::web::protocol::Benchmark;
     let number = |name: &str, default: usize| {
@@ -320,7 +320,14 @@ fn requested_benchmark() -> Option<crate::web::protocol::Benchmark> {
             let here = number("here", 0) == 1;
             Some(Benchmark::Embed { count, tokens, workers, here })
         }
-        "hnsw" => Some(Benchmark::Hnsw { vectors: number("count", 10_000) }),
+        "index" => {
+            use crate::index::VectorIndexKind;
+            let kind = match browser::query_parameter("kind").as_deref() {
+                Some("flat") => VectorIndexKind::Flat,
+                _ => VectorIndexKind::Hnsw,
+            };
+            Some(Benchmark::VectorIndex { vectors: number("count", 10_000), kind })
+        }
         _ => None,
     }
 }

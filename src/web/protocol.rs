@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::ReportLine;
 use crate::eval::Table;
+use crate::index::VectorIndexKind;
 use crate::index::excerpt::Piece;
 use crate::retrieve::trace::TraceGraph;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
@@ -84,9 +85,9 @@ pub enum Benchmark {
     /// Embedding throughput on `count` sequences of `tokens` word-pieces through `workers` embedding workers
     /// (0: the engine worker alone), the engine worker embedding its share too when `here`.
     Embed { count: usize, tokens: usize, workers: usize, here: bool },
-    /// Building the HNSW index over `vectors` synthetic vectors (`bench::ClusteredVectors`) with the
-    /// shipped parameters, then its query time and recall@10 against exact search.
-    Hnsw { vectors: usize },
+    /// Building a vector index of `kind` over `vectors` synthetic vectors (`bench::ClusteredVectors`) with
+    /// the shipped parameters, then its query time and recall@10 against exact f32 search.
+    VectorIndex { vectors: usize, kind: VectorIndexKind },
 }
 
 /// A file the user added, known by its path (inside a picked folder) or its name.

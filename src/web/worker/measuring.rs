@@ -1,5 +1,5 @@
 //! The bench build's measurements in the engine worker (`?bench=` pages, `tests/browser/bench*.mjs` and
-//! `profile-embed.mjs`): embedding throughput, alone or through a pool, and the HNSW index's build, query
+//! `profile-embed.mjs`): embedding throughput, alone or through a pool, and a vector index's build, query
 //! time and recall. Compiled only with the `bench` feature.
 
 use crate::embed::TextEmbedder;
@@ -14,19 +14,19 @@ use super::indexing::embed_here;
 pub(super) async fn measure(benchmark: Benchmark) -> Result<String, EngineError> {
     match benchmark {
         Benchmark::Embed { count, tokens, workers, here } => embedding(count, tokens, workers, here).await,
-        Benchmark::Hnsw { vectors } => Ok(hnsw(vectors)),
+        Benchmark::VectorIndex { vectors, kind } => Ok(vector_index(vectors, kind)),
     }
 }
 
-/// The HNSW index built over `vectors` synthetic vectors in this worker (one thread, as indexing here
-/// builds it), measured as `cargo bench --bench vector_index` measures it natively.
-fn hnsw(vectors: usize) -> String {
-    use crate::index::{HnswParams, VectorIndex};
+/// A vector index of `kind` built over `vectors` synthetic vectors in this worker (one thread, as indexing
+/// here builds it), measured as `cargo bench --bench vector_index` measures it natively.
+fn vector_index(vectors: usize, kind: crate::index::VectorIndexKind) -> String {
+    use crate::index::VectorIndex;
     const K: usize = 10;
     let data = crate::bench::ClusteredVectors::new(vectors, 200);
     let truth = data.exact_neighbours(K);
     let rows = (0..vectors as u32).collect();
-    let build = |store: &_| VectorIndex::build_hnsw(store, rows, HnswParams::default());
+    let build = |store: &_| VectorIndex::build_kind(store, rows, kind);
     let report = crate::bench::measure_index(&data, &truth, K, build, &browser::now_ms);
     serde_json::to_string(&report).unwrap_or_default()
 }
