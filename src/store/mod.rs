@@ -44,8 +44,8 @@ pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, Up
 pub struct IndexSettings {
     pub corpus: CorpusSettings,
     /// Collections with at least this many vectors get an HNSW index; smaller ones are searched exactly.
-    /// 100,000 by default: a flat scan is linear in the vectors (4.4 ms a question at 100,000 natively, under
-    /// half the question's own embedding), while the graph costs about a millisecond of CPU per vector to
+    /// 100,000 by default: a flat scan is linear in the vectors (at 100,000, 4.3 ms a question natively and
+    /// 11.5 ms in the page, under half the question's own embedding in each), while the graph costs about a millisecond of CPU per vector to
     /// build, which it earns back only after some 20,000 questions; exact search needs no build and returns
     /// the true nearest (docs/BENCHMARKS.md, "Vector index: flat vs HNSW").
     pub hnsw_threshold: usize,
