@@ -13,6 +13,11 @@ command -v chromedriver >/dev/null || missing_packages+=(chromium-driver)
 # pandoc writes the DOCX, ODT and EPUB test files (scripts/fetch_real_documents.sh).
 command -v pandoc >/dev/null || missing_packages+=(pandoc)
 command -v wasm-opt >/dev/null || missing_packages+=(binaryen)
+# The browser tests' other two engines: Firefox ESR (driven over WebDriver BiDi) and WebKitGTK's WebDriver with
+# its MiniBrowser, which needs an X server (Xvfb).
+command -v firefox-esr >/dev/null || missing_packages+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null || missing_packages+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null || missing_packages+=(xvfb)
 if [ ${#missing_packages[@]} -gt 0 ]; then
   echo "setup: installing ${missing_packages[*]}"
   as_root apt-get update -qq
@@ -36,9 +41,14 @@ fi
 grep -q "wasm_bindgen = \"${bindgen_version}\"" Trunk.toml \
   || { echo "setup: error: Trunk.toml must pin wasm_bindgen = \"${bindgen_version}\" (the Cargo.lock version)" >&2; exit 1; }
 
-if [ ! -d tests/browser/node_modules/playwright-core ] || [ ! -d tests/browser/node_modules/onnxruntime-web ] || [ ! -d tests/browser/node_modules/axe-core ]; then
-  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# The browser tests' drivers (Playwright's client for Chromium, puppeteer-core for Firefox over WebDriver BiDi,
+# selenium-webdriver for WebKitGTK's WebDriver; none downloads a browser), axe-core and onnxruntime-web.
+for package in playwright-core puppeteer-core selenium-webdriver onnxruntime-web axe-core; do
+  if [ ! -d "tests/browser/node_modules/$package" ]; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+    break
+  fi
+done
 # wasm-opt for builds that ask for it (QUIRE_WASM_OPT, scripts/finish_build.py): Binaryen from npm, which
 # handles reference types.
 if [ -n "${QUIRE_WASM_OPT:-}" ] && [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then

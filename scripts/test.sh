@@ -2,7 +2,8 @@
 # Sets up what is missing, then runs every test: formatting, native unit and integration tests, the hostile
 # inputs through the CLI, the trec_eval cross-check of the evaluation metrics, the release wasm build (with the
 # demo indexes the CLI builds, scripts/build_demos.sh), learned fusion's inference and the matrix kernel in
-# wasm32, and the headless-Chromium tests against that build. The benchmark pages' checks need a second build
+# wasm32, and the browser tests against that build: the full suite in headless Chromium, the core suite in
+# Firefox ESR and WebKitGTK. The benchmark pages' checks need a second build
 # with the measuring mode and are a command of their own: scripts/test_bench_pages.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== formatting"
@@ -25,6 +26,7 @@ echo "   against tract's own, and the embedder against the natively recorded emb
 echo "   whose dependencies the wasm build has compiled)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --locked --release --target wasm32-unknown-unknown --test wasm_parity
-echo "== browser tests"
+echo "== browser tests: the full suite in Chromium, then the core suite in Firefox ESR and WebKitGTK (engines.test.mjs)"
 cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
+QUIRE_BROWSERS=firefox,webkit node --test --test-concurrency=1 engines.test.mjs

@@ -20,10 +20,13 @@ const LISTED_DOCUMENTS: usize = 200;
 #[component]
 pub fn DocumentsPanel(session: IndexSession) -> impl IntoView {
     let ready = move || session.ready();
+    // Files added to a published corpus start a corpus of their own, unless the user keeps it beside them.
+    let keep_published = RwSignal::new(false);
+    let keep = move || keep_published.get_untracked();
     let on_files = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(list) = input.files() {
-            session.add_picked(browser::picked_files(&list), Vec::new());
+            session.add_picked(browser::picked_files(&list), Vec::new(), keep());
         }
     };
     let dragging = RwSignal::new(false);
@@ -38,13 +41,13 @@ pub fn DocumentsPanel(session: IndexSession) -> impl IntoView {
         };
         let Some(entries) = browser::dropped_entries(&transfer) else {
             if let Some(list) = transfer.files() {
-                session.add_picked(browser::picked_files(&list), Vec::new());
+                session.add_picked(browser::picked_files(&list), Vec::new(), keep());
             }
             return;
         };
         spawn_local(async move {
             let (picked, unreadable) = browser::walk_entries(entries).await;
-            session.add_picked(picked, unreadable);
+            session.add_picked(picked, unreadable, keep());
         });
     };
     let on_import = move |ev: leptos::ev::Event| {
@@ -79,6 +82,7 @@ pub fn DocumentsPanel(session: IndexSession) -> impl IntoView {
                 <input id="files" type="file" multiple on:change=on_files disabled=move || !ready() />
                 <label for="folder">" a folder "</label>
                 <input id="folder" type="file" multiple prop:webkitdirectory=true on:change=on_files disabled=move || !ready() />
+                <NewCorpusChoice session=session keep_published=keep_published />
             </div>
             <IngestProblems outcome=session.last_outcome />
             <DocumentList documents=session.documents ready=Signal::derive(ready) remove=move |source: String| session.remove(source) />
@@ -93,10 +97,42 @@ pub fn DocumentsPanel(session: IndexSession) -> impl IntoView {
     }
 }
 
+/// While a published corpus is shown as published: the one line that says the user's files start a corpus
+/// of their own, and offers to keep that corpus beside them instead (its button stays above, one click away).
+#[component]
+fn NewCorpusChoice(session: IndexSession, keep_published: RwSignal<bool>) -> impl IntoView {
+    let shown = move || {
+        if session.own.get() {
+            return None;
+        }
+        session.corpus.with(|corpus| corpus.as_ref().map(|corpus| corpus.title.clone()))
+    };
+    move || {
+        shown().map(|title| {
+            view! {
+                <p id="new-corpus">
+                    "Your files start a corpus of your own. "
+                    <input id="keep-published" type="checkbox" prop:checked=move || keep_published.get()
+                        on:change=move |ev| keep_published.set(event_target_checked(&ev)) />
+                    <label for="keep-published">{format!("Keep \"{title}\" beside them")}</label>
+                </p>
+            }
+        })
+    }
+}
+
 #[component]
 fn StorageLine(session: IndexSession) -> impl IntoView {
     let IndexSession { saved, restored, usage, .. } = session;
     let megabytes = |bytes: f64| format!("{:.1} MB", bytes / 1e6);
+    if !crate::web::storage::offered() {
+        return view! {
+            <p id="storage" data-saved="false" data-kept="false">
+                "This browser cannot keep the index: it lasts until you close the tab; Export keeps it."
+            </p>
+        }
+        .into_any();
+    }
     let describe = move || {
         let state = match (restored.get(), saved.get()) {
             (true, _) => "Restored from this browser's storage; changes are saved as you make them.",
@@ -110,12 +146,13 @@ fn StorageLine(session: IndexSession) -> impl IntoView {
         format!("{state}{space}")
     };
     view! {
-        <p id="storage" data-saved=move || saved.get().to_string()>
+        <p id="storage" data-saved=move || saved.get().to_string() data-kept="true">
             {describe}
             " "
             <button id="forget" type="button" on:click=move |_| session.forget()>"Forget the saved index"</button>
         </p>
     }
+    .into_any()
 }
 
 #[component]

@@ -68,6 +68,10 @@ pub struct IndexSession {
     pub lesson: RwSignal<Option<Lesson>>,
     /// Problems that leave the index as it was (a refused import, a failed save): reported, not a failed state.
     pub notice: RwSignal<Option<String>>,
+    /// Whether the index shown holds the user's own documents (restored, imported or changed): files added
+    /// to a published corpus as it was published start a corpus of their own unless the user keeps it beside
+    /// them (`add_picked`).
+    pub own: RwSignal<bool>,
     /// Whether the index shown is the one saved in this browser, and what the browser stores.
     pub saved: RwSignal<bool>,
     pub restored: RwSignal<bool>,
@@ -99,6 +103,7 @@ impl IndexSession {
             corpus: RwSignal::new(None),
             lesson: RwSignal::new(None),
             notice: RwSignal::new(None),
+            own: RwSignal::new(false),
             saved: RwSignal::new(false),
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),

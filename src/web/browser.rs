@@ -24,12 +24,14 @@ enum Scope {
     Worker(web_sys::WorkerGlobalScope),
 }
 
-/// `navigator.storage`, in the page or a worker.
-pub fn storage_manager() -> web_sys::StorageManager {
-    match scope() {
-        Scope::Page(window) => window.navigator().storage(),
-        Scope::Worker(worker) => worker.navigator().storage(),
-    }
+/// `navigator.storage`, in the page or a worker; `None` where the browser has none (WebKitGTK).
+pub fn storage_manager() -> Option<web_sys::StorageManager> {
+    let navigator: JsValue = match scope() {
+        Scope::Page(window) => window.navigator().into(),
+        Scope::Worker(worker) => worker.navigator().into(),
+    };
+    let storage = js_sys::Reflect::get(&navigator, &"storage".into()).ok()?;
+    storage.is_object().then(|| storage.unchecked_into())
 }
 
 fn scope() -> Scope {
@@ -283,16 +285,21 @@ pub fn query_parameter(name: &str) -> Option<String> {
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
 }
 
+/// How long a download's object URL outlives the click that started it.
+const DOWNLOAD_URL_KEPT_MS: u32 = 60_000;
+
 /// Offers `bytes` to the user as a download named `name`.
 pub fn download(name: &str, bytes: &[u8]) -> Result<(), JsError> {
     let blob = gloo_file::Blob::new_with_options(bytes, Some("application/octet-stream"));
-    // Revoked when dropped, once the click has started the download.
+    // Revoked a minute after the click, not at once: WebKit reads the URL after the click returns, and a
+    // download whose URL was revoked meanwhile fails.
     let url = gloo_file::ObjectUrl::from(blob);
     let document = window().document().ok_or_else(no_document)?;
     let link: web_sys::HtmlAnchorElement = document.create_element("a").map_err(describe)?.unchecked_into();
     link.set_href(&url);
     link.set_download(name);
     link.click();
+    gloo_timers::callback::Timeout::new(DOWNLOAD_URL_KEPT_MS, move || drop(url)).forget();
     Ok(())
 }
 

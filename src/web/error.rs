@@ -31,6 +31,9 @@ pub enum FetchError {
 /// This browser's storage of the index (the Origin Private File System) failed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum StorageError {
+    /// The browser has no Origin Private File System (WebKitGTK).
+    #[error("this browser cannot keep the index (it has no Origin Private File System)")]
+    NotOffered,
     #[error("this browser's file storage: {0}")]
     Unavailable(JsError),
     #[error("reading the saved index: {0}")]

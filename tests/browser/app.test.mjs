@@ -27,8 +27,9 @@ after(async () => {
 });
 
 /// A fresh app (its own wasm instance and index) per test, so no test depends on another's changes or order.
-/// The page's errors are collected for the test to check at its end.
-async function openApp() {
+/// The page's errors are collected for the test to check at its end. `keepDemo`: files the test adds join the
+/// demo corpus (the user's choice) instead of starting a corpus of their own (the default).
+async function openApp({ keepDemo = true } = {}) {
   const page = await browser.context.newPage();
   // Tests share one browser profile: start each from empty storage, as a first visit would. (Errors are watched
   // from the app's load on; the browser's request for this bare JSON page's icon is answered, empty, by the
@@ -38,6 +39,7 @@ async function openApp() {
   const errors = watchErrors(page);
   await page.goto(server.url);
   await waitReady(page);
+  if (keepDemo) await page.check("#keep-published");
   return { page, errors };
 }
 
@@ -273,6 +275,49 @@ test("a user's file named like a demo file joins the corpus instead of replacing
   await page.close();
 });
 
+test("a user's first files start a corpus of their own; the demo is kept beside them on request and stays one click away", async () => {
+  const { page, errors } = await openApp({ keepDemo: false });
+  assert.match(await page.textContent("#new-corpus"), /^Your files start a corpus of your own\. Keep "Planets and the Moon landing \(6 files\)" beside them$/);
+  await checkAccessible(page, "the new corpus choice");
+  await upload(page, [
+    { name: "venus.md", mimeType: "text/markdown", buffer: Buffer.from("# Venus\n\nVenus has a thick carbon dioxide atmosphere and surface temperatures that melt lead.\n") },
+  ], 1);
+  const sources = await page.$$eval("#documents li", (items) => items.map((li) => li.dataset.source));
+  assert.deepEqual(sources, ["venus.md"]);
+  // Their own corpus now: no offer, and a second file joins it.
+  assert.equal(await page.$("#new-corpus"), null);
+  await upload(page, [
+    { name: "mars.md", mimeType: "text/markdown", buffer: Buffer.from("# Mars\n\nOlympus Mons on Mars is the tallest volcano in the solar system.\n") },
+  ], 2);
+  // The demo is one click away, and kept beside new files when the user says so.
+  await page.click('button[data-demo="planets"]');
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("6 documents"));
+  await page.check("#keep-published");
+  await upload(page, [
+    { name: "ceres.md", mimeType: "text/markdown", buffer: Buffer.from("# Ceres\n\nCeres is the largest object in the asteroid belt.\n") },
+  ], 7);
+  const demo = await search(page, "Who was the first person to walk on the Moon?");
+  assert.ok(demo.some((r) => r.meta.startsWith("demo/")), JSON.stringify(demo));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a book dropped beside the demo answers from its chapter while it is embedded, not from pages embedded already", async () => {
+  const book = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/book");
+  const { page, errors } = await openApp();
+  await page.setInputFiles("#folder", book);
+  // Asked while the book's texts are being embedded, answered from the index being built.
+  await page.waitForFunction(() => /^Embedding \d+ \/ \d+ texts · /.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 300_000 });
+  const results = await search(page, "How can several threads safely change the same counter?");
+  assert.equal(await page.getAttribute("#status", "data-state"), "indexing", "asked while the book was being embedded");
+  assert.match(await page.textContent("#still-indexing"), /new documents are still being embedded/);
+  assert.match(results[0].meta, /^book\/ch16-03-shared-state\.html · /, JSON.stringify(results.slice(0, 3)));
+  await page.click("#cancel");
+  await page.waitForSelector(READY);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the demo opens from its prebuilt index without embedding anything", async () => {
   const { page, errors } = await openApp();
   // Embedding would show "Embedding n / m texts"; a prebuilt index goes straight from the model to ready.
@@ -475,6 +520,7 @@ test("nothing leaves the tab: every request while loading, opening demos, indexi
   const errors = watchErrors(page);
   await page.goto(server.url);
   await waitReady(page);
+  await page.check("#keep-published");
   await upload(page, [
     { name: "ceres.md", mimeType: "text/markdown", buffer: Buffer.from("# Ceres\n\nCeres is the largest object in the asteroid belt.\n") },
   ], 7);
@@ -613,7 +659,8 @@ test("indexing runs off the page's thread: the page stays responsive, and every 
   assert.ok(longestStall < 400, `the page stalled for ${longestStall.toFixed(0)} ms while indexing`);
   await page.fill("#query", "marmots on the ridge");
   assert.equal(await page.inputValue("#query"), "marmots on the ridge");
-  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("66 documents"), null, { timeout: 300_000 });
+  // (The user's first files start a corpus of their own: the demo's six documents are not beside them.)
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("60 documents"), null, { timeout: 300_000 });
   const lines = await page.evaluate(() => window.statusLines);
   for (const step of [/^Reading files: \d+ \/ 60/, /^Embedding \d+ \/ \d+ texts · [\d.]+ texts\/s · about \d+ s left/, /^Building the knowledge graph/]) {
     assert.ok(lines.some((line) => step.test(line)), `${step} never shown in ${JSON.stringify(lines)}`);

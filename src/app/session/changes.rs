@@ -14,13 +14,26 @@ use crate::web::protocol::FileBytes;
 use crate::web::{browser, storage};
 
 impl IndexSession {
+    /// Saves the index shown in this browser, where the browser can keep it (the storage line says where it
+    /// cannot); once saved, the browser is asked to keep it under storage pressure.
     pub(super) async fn persist(self) {
         self.saved.set(false);
+        if !storage::offered() {
+            return;
+        }
         match client::call(Save).await {
             Ok(()) => self.saved.set(true),
             Err(failure) => self.notice.set(Some(failure.to_string())),
         }
         self.usage.set(storage::usage().await);
+        if self.saved.get_untracked() && self.usage.get_untracked().is_some_and(|usage| !usage.persistent) {
+            // Firefox asks the user, who may answer late or never: nothing waits for it.
+            spawn_local(async move {
+                if storage::ask_to_persist().await {
+                    self.usage.set(storage::usage().await);
+                }
+            });
+        }
     }
 
     /// Adds `files` and removes `removed`. A file whose parser crashes the engine is skipped with an error
@@ -61,6 +74,7 @@ impl IndexSession {
                 self.settle();
                 if let Some(state) = state {
                     self.show(state);
+                    self.own.set(true);
                     self.persist().await;
                 }
             }
@@ -118,12 +132,20 @@ impl IndexSession {
     }
 
     /// Reads picked or dropped files and adds them; `unreadable` are those already known to be unreadable.
-    pub fn add_picked(self, picked: Vec<(String, web_sys::File)>, mut unreadable: Vec<String>) {
+    /// Added to a published corpus as it was published, they start a corpus of their own (its documents are
+    /// removed in the same update) unless `keep_published`.
+    pub fn add_picked(self, picked: Vec<(String, web_sys::File)>, mut unreadable: Vec<String>, keep_published: bool) {
+        let replaced = match keep_published || self.own.get_untracked() {
+            true => Vec::new(),
+            false => {
+                self.documents.with_untracked(|documents| documents.iter().map(|(source, _)| source.clone()).collect())
+            }
+        };
         spawn_local(async move {
             let (files, unread) = browser::read_picked(picked).await;
             unreadable.extend(unread);
             self.notice.set((!unreadable.is_empty()).then(|| unreadable.join("; ")));
-            self.update_index(files, Vec::new()).await;
+            self.update_index(files, replaced).await;
         });
     }
 

@@ -14,9 +14,11 @@ use crate::web::{browser, storage};
 
 impl IndexSession {
     /// A whole index replaced (a published corpus, the saved one, an imported file): what was shown of the old one goes.
-    /// `from_storage`: it is the index saved in this browser.
-    fn show_new_index(self, state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool) {
+    /// `from_storage`: it is the index saved in this browser. `own`: it holds the user's documents, not a
+    /// corpus as published.
+    fn show_new_index(self, state: IndexState, questions: Vec<SampleQuestion>, from_storage: bool, own: bool) {
         self.show(state);
+        self.own.set(own);
         self.lesson.set(None);
         self.search.new_index(questions);
         self.last_outcome.set(None);
@@ -54,7 +56,7 @@ impl IndexSession {
             }
         };
         self.corpus.set(Some(chosen));
-        self.show_new_index(state, questions, false);
+        self.show_new_index(state, questions, false, false);
         self.lesson.set(lesson);
         self.settle();
         Ok(())
@@ -111,7 +113,7 @@ impl IndexSession {
         };
         match (client::open_saved().await, first) {
             (Ok(Some(state)), _) => {
-                self.show_new_index(state, Vec::new(), true);
+                self.show_new_index(state, Vec::new(), true, true);
                 self.settle();
             }
             (restored, Some(first)) => {
@@ -139,7 +141,7 @@ impl IndexSession {
             match client::open(&file.name(), bytes).await {
                 Ok(state) => {
                     self.notice.set(None);
-                    self.show_new_index(state, Vec::new(), false);
+                    self.show_new_index(state, Vec::new(), false, true);
                     self.persist().await;
                 }
                 Err(failure) => self.recover(failure).await,

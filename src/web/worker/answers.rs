@@ -45,6 +45,7 @@ pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: u
         index.check_model(embedder.identity()).map_err(EngineError::OtherModel)?;
         let vector = embed_one(embedder, text)?;
         let query = Query::new(text, &vector);
+        let method = while_embedding(method, waiting);
         let (hits, trace) = method.rank(index, query, document_depth(k)).grouped(index, k);
         let found_by_words = found_by_words(index, query, waiting, &hits, k);
         Ok(Answer { found_by_words, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
@@ -59,6 +60,18 @@ pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, EngineError
         let (hits, trace) = Method::Words.rank(index, Query::new(text, &[]), document_depth(k)).grouped(index, k);
         Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
     })
+}
+
+/// The method a question is ranked by while the documents `waiting` have no vectors yet: the default reads
+/// dense, which sees only the documents embedded so far, so its fusion would lift those above the new ones by
+/// meaning alone (a question about a book being added answered from the demo's pages); until every document
+/// can be compared by meaning, the default ranks all of them by their words and through the graph
+/// (`Method::Words`). A method the user chose keeps its own inputs.
+fn while_embedding<'m>(method: &'m Method, waiting: Option<&HashSet<DocId>>) -> &'m Method {
+    match method {
+        Method::Default if waiting.is_some_and(|waiting| !waiting.is_empty()) => &Method::Words,
+        _ => method,
+    }
 }
 
 pub(super) fn embed_one(embedder: &MiniLmEmbedder, text: &str) -> Result<Vec<f32>, EmbedError> {
