@@ -121,14 +121,16 @@ pub fn upload_path(file: &web_sys::File) -> String {
 
 /// What a drop holds, taken while the drop event runs (its items are gone once it returns): one entry per
 /// dropped file or folder; `None` where some dropped file has no entry (no entries API, or a drop made by
-/// a script), so that the drop's plain file list is read instead.
+/// a script), or where no folder was dropped, so that the drop's plain file list is read instead: WebKit
+/// gives a script's drop entries whose files never arrive, and files need no walk.
 pub fn dropped_entries(transfer: &web_sys::DataTransfer) -> Option<Vec<web_sys::FileSystemEntry>> {
     let items = transfer.items();
-    (0..items.length())
+    let entries: Vec<web_sys::FileSystemEntry> = (0..items.length())
         .filter_map(|i| items.get(i))
         .filter(|item| item.kind() == "file")
         .map(|item| item.webkit_get_as_entry().ok().flatten())
-        .collect()
+        .collect::<Option<_>>()?;
+    entries.iter().any(web_sys::FileSystemEntry::is_directory).then_some(entries)
 }
 
 /// A callback-style API (`success`, `error`) as a future.
