@@ -63,6 +63,24 @@ class PageBase {
   }
 }
 
+/// A page of Playwright or puppeteer, whose page APIs agree on all but filling a field and picking files.
+class DriverPage extends PageBase {
+  constructor(engine, page) {
+    super();
+    this.engine = engine;
+    this.page = page;
+    this.errors = [];
+    page.on("pageerror", (e) => this.errors.push(`pageerror: ${e.message}`));
+    page.on("console", (m) => { if (m.type() === "error") this.errors.push(`console: ${m.text()}`); });
+  }
+  goto(url) { return this.page.goto(url); }
+  reload() { return this.page.reload(); }
+  evaluate(fn, arg = null) { return this.page.evaluate(fn, arg); }
+  click(selector) { return this.page.click(selector); }
+  press(key) { return this.page.keyboard.press(key); }
+  close() { return this.page.close(); }
+}
+
 async function launchChromium() {
   const { chromium } = await import("playwright-core");
   const profile = await mkdtemp(join(tmpdir(), "quire-chromium-"));
@@ -71,28 +89,14 @@ async function launchChromium() {
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
   });
-  class ChromiumPage extends PageBase {
-    constructor(page) {
-      super();
-      this.engine = "chromium";
-      this.page = page;
-      this.errors = [];
-      page.on("pageerror", (e) => this.errors.push(`pageerror: ${e.message}`));
-      page.on("console", (m) => { if (m.type() === "error") this.errors.push(`console: ${m.text()}`); });
-    }
-    goto(url) { return this.page.goto(url); }
-    reload() { return this.page.reload(); }
-    evaluate(fn, arg = null) { return this.page.evaluate(fn, arg); }
-    click(selector) { return this.page.click(selector); }
+  class ChromiumPage extends DriverPage {
     fill(selector, text) { return this.page.fill(selector, text); }
-    press(key) { return this.page.keyboard.press(key); }
     setFiles(selector, paths) { return this.page.setInputFiles(selector, paths); }
-    close() { return this.page.close(); }
   }
   return {
     name: "chromium",
     version: execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim(),
-    open: async (url) => { const page = new ChromiumPage(await context.newPage()); await page.goto(url); return page; },
+    open: async (url) => { const page = new ChromiumPage("chromium", await context.newPage()); await page.goto(url); return page; },
     close: async () => { await context.close(); await rm(profile, { recursive: true, force: true }); },
   };
 }
@@ -109,31 +113,17 @@ async function launchFirefox() {
     // A test profile: no first-run pages, no updates, nothing fetched from elsewhere.
     extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "app.update.enabled": false, "dom.storage_access.prompt.testing": true },
   });
-  class FirefoxPage extends PageBase {
-    constructor(page) {
-      super();
-      this.engine = "firefox";
-      this.page = page;
-      this.errors = [];
-      page.on("pageerror", (e) => this.errors.push(`pageerror: ${e.message}`));
-      page.on("console", (m) => { if (m.type() === "error") this.errors.push(`console: ${m.text()}`); });
-    }
-    goto(url) { return this.page.goto(url); }
-    reload() { return this.page.reload(); }
-    evaluate(fn, arg = null) { return this.page.evaluate(fn, arg); }
-    click(selector) { return this.page.click(selector); }
+  class FirefoxPage extends DriverPage {
     async fill(selector, text) {
       await this.page.$eval(selector, (input) => { input.value = ""; });
       await this.page.type(selector, text);
     }
-    press(key) { return this.page.keyboard.press(key); }
     async setFiles(selector, paths) { await (await this.page.$(selector)).uploadFile(...paths); }
-    close() { return this.page.close(); }
   }
   return {
     name: "firefox",
     version: execFileSync(executablePath, ["--version"], { encoding: "utf8" }).trim(),
-    open: async (url) => { const page = new FirefoxPage(await browser.newPage()); await page.goto(url); return page; },
+    open: async (url) => { const page = new FirefoxPage("firefox", await browser.newPage()); await page.goto(url); return page; },
     close: async () => { await browser.close(); await rm(profile, { recursive: true, force: true }); },
   };
 }
