@@ -3,12 +3,12 @@
 // all inside headless Chromium.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  DIST, serveDist, launchBrowser, watchErrors, inputToFrameTimes, percentile, forgetSavedIndex, waitReady, READY,
+  DIST, serveDist, launchBrowser, watchErrors, inputToFrameTimes, percentile, forgetSavedIndex, waitReady, READY, VIEWS, pythonServer, seriousViolations,
 } from "./harness.mjs";
 
 /// The native CLI the test command built (it also built the demo indexes the app opens).
@@ -75,11 +75,7 @@ const AXE = await readFile(join(import.meta.dirname, "node_modules/axe-core/axe.
 async function checkAccessible(page, view) {
   // Evaluated through DevTools, as the page's Content-Security-Policy (rightly) refuses an injected script.
   if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const found = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-  });
+  const violations = await page.evaluate(seriousViolations);
   assert.deepEqual(violations, [], `${view}: ${violations.join("\n")}`);
 }
 
@@ -135,15 +131,7 @@ test("every view passes axe-core's WCAG 2 A and AA rules, and every control is r
   await checkAccessible(page, "start");
   await search(page, "Who was the first person to walk on the Moon?");
   await checkAccessible(page, "results");
-  // Each view as the user opens it: what is clicked, what shows once it is open, its name.
-  const views = [
-    ["#how-to-search summary", "#fusion", "how to search"],
-    ["#teaching-view summary", "#trace-graph .node", "teaching view"],
-    ["#results .result .label", "#outline .outline-chunk.focused", "outline"],
-    ["#llm-settings summary", "#llm-instructions", "LLM settings"],
-    ["#corpus-graph summary", "#corpus-graph-drawing .node", "corpus graph and evaluation"],
-  ];
-  for (const [opener, shown, view] of views) {
+  for (const [opener, shown, view] of VIEWS) {
     await page.click(opener);
     await page.waitForSelector(shown);
     await checkAccessible(page, view);
@@ -939,14 +927,6 @@ test("the whole corpus is drawn as a graph you can pan, zoom and select, and a c
 
 /// Serves `root` with Python's own static server (not the test harness: a build or a site needs nothing of
 /// the server); its address, and a way to stop it.
-async function pythonServer(root) {
-  const process = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]);
-  const port = await new Promise((found, failed) => {
-    process.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
-    process.on("exit", () => failed(new Error("python3 -m http.server stopped")));
-  });
-  return { url: `http://127.0.0.1:${port}/`, stop: () => process.kill() };
-}
 
 test("a first visit answers by words before the embedding model has loaded, then asks again by meaning once it has", async () => {
   // The model is held back, as a slow network would: the engine worker's request for it waits here. (A server

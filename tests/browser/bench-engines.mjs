@@ -6,8 +6,7 @@
 // Timing only: it checks nothing but that each step happened.
 //   trunk build --release && node tests/browser/bench-engines.mjs [--folder DIR --question TEXT]
 // QUIRE_BROWSERS picks the engines (default: chromium,firefox,webkit).
-import { spawn } from "node:child_process";
-import { DIST } from "./harness.mjs";
+import { DIST, pythonServer as serve } from "./harness.mjs";
 import { chosenEngines, launchEngine } from "./engines.mjs";
 
 const argument = (name) => { const at = process.argv.indexOf(name); return at > 0 ? process.argv[at + 1] : null; };
@@ -15,15 +14,6 @@ const folder = argument("--folder");
 const question = argument("--question") ?? "Who was the first person to walk on the Moon?";
 const ready = () => ["ready", "failed"].includes(document.querySelector("#status")?.dataset.state);
 
-/// `python3 -m http.server` on 127.0.0.1 over `root`.
-async function serve(root) {
-  const child = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]);
-  const port = await new Promise((found, failed) => {
-    child.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
-    child.on("exit", () => failed(new Error("python3 -m http.server stopped")));
-  });
-  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
-}
 
 async function timed(step) {
   const started = Date.now();

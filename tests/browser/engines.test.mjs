@@ -12,12 +12,11 @@ import { createInterface } from "node:readline";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST, serveDist } from "./harness.mjs";
+import { DIST, VIEWS, serveDist, seriousViolations } from "./harness.mjs";
 import { chosenEngines, launchEngine } from "./engines.mjs";
 
 const QUESTION = "Who was the first person to walk on the Moon?";
 const AXE = await readFile(join(import.meta.dirname, "node_modules/axe-core/axe.min.js"), "utf8");
-const ready = () => document.querySelector("#status")?.dataset.state === "ready";
 const failedOrReady = () => ["ready", "failed"].includes(document.querySelector("#status")?.dataset.state);
 
 /// Waits for Ready, failing with what the page says if it fails instead.
@@ -46,11 +45,7 @@ async function documentCount(page) {
 async function checkAccessible(page, view) {
   // The page's Content-Security-Policy refuses an injected <script>; the driver's own evaluation is allowed.
   if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.inject(AXE);
-  const violations = await page.evaluate(async () => {
-    const found = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-  });
+  const violations = await page.evaluate(seriousViolations);
   assert.deepEqual(violations, [], `${page.engine}, ${view}: ${violations.join("\n")}`);
 }
 
@@ -213,14 +208,7 @@ for (const name of chosenEngines(["firefox", "webkit"])) {
       await waitReady(page);
       await checkAccessible(page, "start");
       await search(page, QUESTION);
-      const views = [
-        ["#how-to-search summary", "#fusion", "how to search"],
-        ["#teaching-view summary", "#trace-graph .node", "teaching view"],
-        ["#results .result .label", "#outline .outline-chunk.focused", "outline"],
-        ["#llm-settings summary", "#llm-instructions", "LLM settings"],
-        ["#corpus-graph summary", "#corpus-graph-drawing .node", "corpus graph and evaluation"],
-      ];
-      for (const [opener, shown, view] of views) {
+      for (const [opener, shown, view] of VIEWS) {
         await page.click(opener);
         await page.waitFor((s) => document.querySelector(s) !== null, shown, { what: view });
         await checkAccessible(page, view);

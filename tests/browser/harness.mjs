@@ -1,4 +1,5 @@
 // Serves the Trunk build (dist/) on 127.0.0.1 and drives Debian's Chromium headless through playwright-core.
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
@@ -144,6 +145,34 @@ export async function benchReport(page, url, timeout = 600_000) {
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 export const READY = '#status[data-state="ready"]';
+
+/// Every view the accessibility checks open, as the user opens it: what is clicked, what shows once it is
+/// open, its name (app.test.mjs in Chromium, engines.test.mjs in Firefox and WebKit).
+export const VIEWS = [
+  ["#how-to-search summary", "#fusion", "how to search"],
+  ["#teaching-view summary", "#trace-graph .node", "teaching view"],
+  ["#results .result .label", "#outline .outline-chunk.focused", "outline"],
+  ["#llm-settings summary", "#llm-instructions", "LLM settings"],
+  ["#corpus-graph summary", "#corpus-graph-drawing .node", "corpus graph and evaluation"],
+];
+
+/// axe-core's WCAG 2 A and AA rules (none turned off) on the page as it is: its serious and critical
+/// violations, each with up to three of its elements. Run in the page, once axe-core is there.
+export async function seriousViolations() {
+  const found = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+  return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/// `root` served as a user serves it: `python3 -m http.server` on 127.0.0.1.
+export async function pythonServer(root) {
+  const process = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]);
+  const port = await new Promise((found, failed) => {
+    process.stdout.on("data", (data) => { const match = /port (\d+)/.exec(String(data)); if (match) found(match[1]); });
+    process.on("exit", () => failed(new Error("python3 -m http.server stopped")));
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => process.kill() };
+}
 
 /// Removes everything this origin keeps in the browser: the saved index (Origin Private File System) and the
 /// settings (local storage). Run in the page.
