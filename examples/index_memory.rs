@@ -65,7 +65,10 @@ fn main() {
     if bm25_only {
         let texts = node_texts(builder.corpus());
         let before = status_mb("VmRSS:");
-        let bm25 = stage("bm25", || Bm25Index::build(texts[2].iter().map(String::as_str), Default::default()));
+        let corpus = builder.corpus();
+        let language = |chunk: usize| corpus.documents[corpus.chunks[chunk].document as usize].language;
+        let chunks = texts[2].iter().enumerate().map(|(chunk, text)| (text.as_str(), language(chunk)));
+        let bm25 = stage("bm25", || Bm25Index::build(chunks, Default::default()));
         println!(
             "the chunks' BM25 index of {} texts added {:.0} MB resident",
             bm25.len(),

@@ -18,6 +18,8 @@ documents=(
   "groff|usr/share/doc/groff-base/examples/mom/mon_premier_doc.pdf.gz|groff-mon_premier_doc.pdf"
   "distro-info-data|usr/share/distro-info/debian.csv|distro-info-debian.csv"
   "base-passwd|usr/share/doc/base-passwd/README|base-passwd-README.txt"
+  "debian-reference-de|usr/share/debian-reference/ch02.de.html|debian-reference-ch02.de.html"
+  "debian-reference-ja|usr/share/debian-reference/ch02.ja.html|debian-reference-ch02.ja.html"
 )
 mkdir -p "$out"
 work="$(mktemp -d)"

@@ -13,12 +13,13 @@ the file's distinct text needs, at the normal rate: no fewer word pieces a secon
 plain prose gets (the `markdown-prose` case, run first).
 
   python3 scripts/hostile_inputs.py QUIRE [--seconds 10] [--megabytes 1024] [--jobs 1] [--only NAME,...]
-                                           [--check-only NAME,...] [--list]
+                                           [--embed-at-most TEXTS] [--list]
   python3 scripts/hostile_inputs.py QUIRE --write DIR NAME   # only make one case's files, to try by hand
 
 Prints a Markdown table (docs/RELIABILITY.md has it, measured with the release build); exits 1 if any case
 failed. The test command runs it with the debug build, limits that catch a hang, not a slow machine, and
-`--check-only` for the few cases whose distinct text takes minutes to embed.
+`--embed-at-most`: a case whose `quire check` counts more texts to embed than that runs through check alone,
+since the debug build embeds a few texts a second and the index run would measure only that.
 """
 import argparse
 import concurrent.futures
@@ -40,6 +41,8 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = "# Lighthouses\n\nA lighthouse keeper trims the wick every evening and logs passing ships.\n"
+PROSE_SENTENCE = ("The package manager installs programs from the archives, resolves their dependencies and keeps "
+                  "the system up to date without the user having to step in. ")
 CASES = []
 
 
@@ -451,6 +454,26 @@ file_case("markdown-many-headings", "Markdown of 100,000 headings each over one 
 file_case("csv-million-ones", "a CSV of two rows of 1,000,000 columns of `1` (4 MB)", "ones.csv",
           lambda: (",".join(["1"] * 1_000_000) + "\n") * 2)
 file_case("text-one-word", "one 10 MB word", "word.txt", lambda: "a" * 10_000_000)
+file_case("text-one-cjk-run", "one 4 MB run of Japanese without a space or a stop (a repeated phrase)", "run.txt",
+          lambda: "漢字かな交じり文" * 170_000)
+file_case("text-mixed-scripts", "words that mix Latin, Cyrillic, Arabic, Hebrew, Han, Hangul, Thai, emoji, combining "
+          "marks and joiners, 1 MB", "mixed.txt",
+          lambda: "\n\n".join(" ".join(["pa\u0301ckage", "пакет", "حزمة", "חבילה", "套件包", "패키지", "แพ็กเกจ",
+                                          "👩\u200d💻", "Ǆ\u0308x", "a\u200bb", f"w{i % 40}"] * 8) for i in range(1_400)))
+
+
+@case("html-mislabelled-language", "an HTML page that says `lang=\"en\"` over German text, and one that says `ja` "
+      "over English")
+@with_good
+def _(folder):
+    german = ("Die Paketverwaltung installiert Programme aus den Archiven, löst ihre Abhängigkeiten auf und hält "
+              "das System auf dem neuesten Stand, ohne dass der Benutzer eingreifen muss. ") * 20
+    put(folder, "deutsch.html", f'<html lang="en"><body><h1>Pakete</h1><p>{german}</p></body></html>')
+    put(folder, "english.html", f'<html lang="ja"><body><h1>Packages</h1><p>{PROSE_SENTENCE * 20}</p></body></html>')
+    return checked(folder, "deutsch.html", None, parsed=3,
+                   out=["Languages: English 2, German 1", "deutsch.html (German)"], none=["english.html (English)"])
+
+
 file_case("markdown-table-of-x", "a Markdown table of 2,000 columns by 1,500 rows of `x` (6 MB)", "table.md",
           lambda: "|" + "x|" * 2000 + "\n|" + "-|" * 2000 + "\n" + ("|" + "x|" * 2000 + "\n") * 1500)
 file_case("markdown-backticks", "4.5 MB of backtick runs of 1 to 3,000", "ticks.md",
@@ -583,6 +606,7 @@ def run_cli(quire, arguments, folder, hang):
 
 
 STAGES = re.compile(r"structured in ([\d.]+)s\n.*\nindexed in ([\d.]+)s")
+TO_EMBED = re.compile(r"indexing would embed (\d+) texts")
 EMBEDDED = re.compile(r"embedded (\d+) new texts \((\d+) word pieces\), reused \d+ in ([\d.]+)s")
 
 
@@ -600,7 +624,9 @@ def run_case(quire, name, make, limits, server):
         code, text, seconds, peak = run_cli(quire, arguments, folder, limits.hang)
         check = {"seconds": seconds, "peak": peak, "text": text,
                  "problems": judge(code, text, expect, seconds, peak, limits)}
-        if "index" not in expect or name in limits.check_only:
+        to_embed = TO_EMBED.search(text)
+        check["to_embed"] = int(to_embed[1]) if to_embed else 0
+        if "index" not in expect or check["to_embed"] > limits.embed_at_most:
             return check, None
         code, text, seconds, peak = run_cli(quire, ["index", expect["index"], "-o", snapshot], folder, limits.hang)
         embedded = EMBEDDED.search(text)
@@ -645,6 +671,8 @@ def report_case(name, what, check, index, prose_rate, slowest_rate):
     """Prints a case's row (and a failure's output); returns 1 if it failed."""
     problems = list(check["problems"])
     cells = [f"{check['seconds']:.1f}", f"{check['peak']:.0f}", "", "", "", ""]
+    if not index and check.get("to_embed", 0) > 0:
+        cells[5] = f"check alone: {check['to_embed']:,} to embed"
     if index:
         problems += ["index: " + problem for problem in index["problems"]]
         rate = embedding_rate(index)
@@ -670,7 +698,8 @@ def main():
     parser.add_argument("--megabytes", type=float, default=1024)
     parser.add_argument("--hang", type=float, default=None, help="kill a case after this long (default: 3 × --seconds)")
     parser.add_argument("--only", default="")
-    parser.add_argument("--check-only", default="", help="cases run through `quire check` alone, not `quire index`")
+    parser.add_argument("--embed-at-most", type=int, default=None,
+                        help="run a case through `quire check` alone when it counts more texts to embed than this")
     parser.add_argument("--slowest-rate", type=float, default=0.8,
                         help="the slowest embedding allowed, as a share of prose's texts a second")
     parser.add_argument("--jobs", type=int, default=1,
@@ -680,7 +709,7 @@ def main():
     parser.add_argument("--server", default="", help=argparse.SUPPRESS)
     limits = parser.parse_args()
     limits.hang = limits.hang or 3 * limits.seconds
-    limits.check_only = set(filter(None, limits.check_only.split(",")))
+    limits.embed_at_most = float("inf") if limits.embed_at_most is None else limits.embed_at_most
     quire = os.path.abspath(limits.quire)
     if limits.list:
         for name, what, _ in CASES:

@@ -18,6 +18,11 @@ command -v wasm-opt >/dev/null || missing_packages+=(binaryen)
 command -v firefox-esr >/dev/null || missing_packages+=(firefox-esr)
 command -v WebKitWebDriver >/dev/null || missing_packages+=(webkit2gtk-driver)
 command -v Xvfb >/dev/null || missing_packages+=(xvfb)
+# Debian Reference in seven languages, the corpora of datasets/debian-reference-<lang>
+# (scripts/fetch_real_folders.sh copies each language's pages from /usr/share/debian-reference).
+for lang in en de fr es it ja zh-cn; do
+  dpkg -s "debian-reference-$lang" >/dev/null 2>&1 || missing_packages+=("debian-reference-$lang")
+done
 if [ ${#missing_packages[@]} -gt 0 ]; then
   echo "setup: installing ${missing_packages[*]}"
   as_root apt-get update -qq

@@ -1,8 +1,13 @@
-//! The English analyzer: Unicode word segmentation, lowercasing, stop words, Snowball stemming. BM25
-//! (`index`) indexes and searches its tokens; entity extraction (`corpus`) matches names and phrases with it.
+//! The analyzers: Unicode word segmentation, lowercasing, then per language its stop words and Snowball
+//! stemming; runs of Chinese, Japanese, Korean and Thai characters become overlapping character bigrams, as
+//! Lucene's CJK analyzer makes them, so that no dictionary ships in the page. BM25 (`index`) indexes each
+//! text with its document's analyzer and searches a question's terms in every language of the index;
+//! entity extraction (`corpus`) matches names and phrases with the English one.
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
+
+use crate::language::Language;
 
 /// A general English stop list (articles, pronouns, auxiliaries, prepositions, conjunctions). Hand-kept
 /// because the analyzer needs one small fixed list that never changes under a dependency update: a changed
@@ -25,30 +30,200 @@ pub fn is_stop_word(lowercase_word: &str) -> bool {
 }
 
 pub struct Analyzer {
-    stemmer: Stemmer,
+    stemmer: Option<Stemmer>,
+    /// The articles and pronouns its language joins to the next word with an apostrophe (`l'archive`):
+    /// cut off, as Lucene's elision filter cuts them, so the word is found alone.
+    elided: &'static [&'static str],
+    /// Sorted, for binary search.
+    stop_words: Vec<&'static str>,
 }
 
 impl Default for Analyzer {
     fn default() -> Self {
-        Self { stemmer: Stemmer::create(Algorithm::English) }
+        Analyzer::new(Language::English)
     }
 }
 
 impl Analyzer {
+    /// The analyzer of `language`: English keeps its own list; the other Snowball languages take NLTK's
+    /// (the `stop-words` crate, pinned by Cargo.lock like every dependency, and part of
+    /// `store::pipeline::REVISION`'s meaning); the languages without spaces stop nothing.
+    pub fn new(language: Language) -> Self {
+        let (algorithm, nltk) = snowball(language);
+        let mut stop_words: Vec<&'static str> = match (language, nltk) {
+            (Language::English, _) => STOP_WORDS.to_vec(),
+            (_, Some(code)) => stop_words::lookup(code).map(<[&str]>::to_vec).unwrap_or_default(),
+            (_, None) => Vec::new(),
+        };
+        stop_words.sort_unstable();
+        stop_words.dedup();
+        let elided: &[&str] = match language {
+            Language::French => &["c", "d", "j", "jusqu", "l", "lorsqu", "m", "n", "puisqu", "qu", "quoiqu", "s", "t"],
+            Language::Italian => &[
+                "all", "c", "coll", "d", "dall", "dell", "gl", "l", "m", "nell", "pell", "quell", "s", "sull", "t",
+                "un", "v",
+            ],
+            _ => &[],
+        };
+        Analyzer { stemmer: algorithm.map(Stemmer::create), elided, stop_words }
+    }
+
     /// Index terms of `text`, in order, duplicates kept.
     pub fn terms(&self, text: &str) -> Vec<String> {
-        text.unicode_words().filter_map(|word| self.term(word)).collect()
+        self.words(text).filter_map(|(_, term)| term).collect()
     }
 
     /// Every word of `text` with where it lies (a byte range) and its index term, `None` for a stop word:
-    /// what an excerpt marks where a question's terms matched.
+    /// what an excerpt marks where a question's terms matched. A run of CJK or Thai characters gives one
+    /// word per pair of neighbours (a lone character is a word of its own); the pairs overlap.
     pub fn words<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (std::ops::Range<usize>, Option<String>)> + 'a {
-        text.unicode_word_indices().map(|(at, word)| (at..at + word.len(), self.term(word)))
+        let mut run = Bigrams::default();
+        let mut words = text.unicode_word_indices().peekable();
+        std::iter::from_fn(move || {
+            loop {
+                if let Some(pair) = run.next() {
+                    return Some((pair.clone(), Some(text[pair].to_string())));
+                }
+                let (at, word) = words.next()?;
+                if is_unspaced(word) {
+                    run.extend(at, word);
+                    if words.peek().is_some_and(|&(next, w)| next == at + word.len() && is_unspaced(w)) {
+                        continue;
+                    }
+                    run.close();
+                    continue;
+                }
+                return Some((at..at + word.len(), self.term(word)));
+            }
+        })
+    }
+
+    /// Whether a lowercase word is one of its stop words.
+    pub fn stops(&self, lowercase_word: &str) -> bool {
+        self.stop_words.binary_search(&lowercase_word).is_ok()
     }
 
     fn term(&self, word: &str) -> Option<String> {
-        let lowercase = word.to_lowercase();
-        (!is_stop_word(&lowercase)).then(|| self.stemmer.stem(&lowercase).into_owned())
+        let mut lowercase = word.to_lowercase();
+        if let Some((article, rest)) = lowercase.split_once(['\'', '\u{2019}'])
+            && self.elided.contains(&article)
+            && !rest.is_empty()
+        {
+            lowercase = rest.to_string();
+        }
+        if self.stops(&lowercase) {
+            return None;
+        }
+        Some(match &self.stemmer {
+            Some(stemmer) => stemmer.stem(&lowercase).into_owned(),
+            None => lowercase,
+        })
+    }
+}
+
+/// One analyzer per language, each made when first asked for: what indexing a corpus of several
+/// languages, or a question asked in each, needs.
+#[derive(Default)]
+pub struct Analyzers {
+    made: Vec<(Language, Analyzer)>,
+}
+
+impl Analyzers {
+    pub fn of(&mut self, language: Language) -> &Analyzer {
+        let at = match self.made.iter().position(|(made, _)| *made == language) {
+            Some(at) => at,
+            None => {
+                self.made.push((language, Analyzer::new(language)));
+                self.made.len() - 1
+            }
+        };
+        &self.made[at].1
+    }
+
+    /// The analyzers made so far.
+    pub fn made(&self) -> Vec<&Analyzer> {
+        self.made.iter().map(|(_, analyzer)| analyzer).collect()
+    }
+}
+
+/// The Snowball stemmer of a language, and the code of its NLTK stop list.
+fn snowball(language: Language) -> (Option<Algorithm>, Option<&'static str>) {
+    use Language::*;
+    let (algorithm, code) = match language {
+        English => (Algorithm::English, "en"),
+        German => (Algorithm::German, "de"),
+        French => (Algorithm::French, "fr"),
+        Spanish => (Algorithm::Spanish, "es"),
+        Italian => (Algorithm::Italian, "it"),
+        Portuguese => (Algorithm::Portuguese, "pt"),
+        Dutch => (Algorithm::Dutch, "nl"),
+        Swedish => (Algorithm::Swedish, "sv"),
+        Norwegian => (Algorithm::Norwegian, "no"),
+        Danish => (Algorithm::Danish, "da"),
+        Finnish => (Algorithm::Finnish, "fi"),
+        Russian => (Algorithm::Russian, "ru"),
+        Hungarian => (Algorithm::Hungarian, "hu"),
+        Romanian => (Algorithm::Romanian, "ro"),
+        Turkish => (Algorithm::Turkish, "tr"),
+        Greek => (Algorithm::Greek, "el"),
+        Arabic => (Algorithm::Arabic, "ar"),
+        Tamil => (Algorithm::Tamil, "ta"),
+        Chinese | Japanese | Korean | Thai | Other => return (None, None),
+    };
+    (Some(algorithm), Some(code))
+}
+
+/// Whether a segmented word is of a script written without spaces between words: Han, Hiragana, Katakana,
+/// Hangul or Thai. UAX 29 makes each ideograph and kana a word of its own, and leaves Thai unsplit.
+fn is_unspaced(word: &str) -> bool {
+    word.chars().all(|c| {
+        matches!(c as u32,
+            0x0E00..=0x0E7F          // Thai
+            | 0x1100..=0x11FF        // Hangul Jamo
+            | 0x3040..=0x30FF        // Hiragana, Katakana
+            | 0x31F0..=0x31FF        // Katakana extensions
+            | 0x3400..=0x4DBF        // CJK extension A
+            | 0x4E00..=0x9FFF        // CJK unified ideographs
+            | 0xAC00..=0xD7AF        // Hangul syllables
+            | 0xF900..=0xFAFF        // CJK compatibility ideographs
+            | 0xFF66..=0xFF9F        // half-width Katakana
+            | 0x20000..=0x2FA1F) // CJK extensions B to F, compatibility supplement
+    })
+}
+
+/// A run of unspaced characters (byte ranges of each), given out as overlapping pairs once it closes.
+#[derive(Default)]
+struct Bigrams {
+    chars: Vec<std::ops::Range<usize>>,
+    closed: bool,
+    given: usize,
+}
+
+impl Bigrams {
+    fn extend(&mut self, at: usize, word: &str) {
+        if self.closed {
+            *self = Bigrams::default();
+        }
+        self.chars.extend(word.char_indices().map(|(i, c)| at + i..at + i + c.len_utf8()));
+    }
+
+    fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// The next pair of a closed run (its one character when it has one alone).
+    fn next(&mut self) -> Option<std::ops::Range<usize>> {
+        if !self.closed {
+            return None;
+        }
+        let pairs = self.chars.len().saturating_sub(1).max(self.chars.len().min(1));
+        if self.given >= pairs {
+            return None;
+        }
+        let first = &self.chars[self.given];
+        let last = &self.chars[(self.given + 1).min(self.chars.len() - 1)];
+        self.given += 1;
+        Some(first.start..last.end)
     }
 }
 
@@ -59,6 +234,30 @@ mod tests {
     #[test]
     fn stop_list_is_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn stems_and_stops_each_language_by_its_own_rules() {
+        let german = Analyzer::new(Language::German).terms("Die Pakete werden aus den Archiven installiert");
+        assert_eq!(german, vec!["paket", "archiv", "installiert"]);
+        let french = Analyzer::new(Language::French).terms("Les paquets sont installés depuis les archives");
+        assert_eq!(french, vec!["paquet", "install", "depuis", "archiv"]);
+        let elided = Analyzer::new(Language::French).terms("l'archive d’installation");
+        assert_eq!(elided, vec!["archiv", "install"]);
+        let russian = Analyzer::new(Language::Russian).terms("Пакеты устанавливаются из архивов");
+        assert_eq!(russian, vec!["пакет", "устанавлива", "архив"]);
+    }
+
+    #[test]
+    fn cuts_unspaced_scripts_into_overlapping_pairs() {
+        let analyzer = Analyzer::new(Language::Japanese);
+        assert_eq!(
+            analyzer.terms("パッケージを設定する"),
+            vec!["パッ", "ッケ", "ケー", "ージ", "ジを", "を設", "設定", "定す", "する"]
+        );
+        assert_eq!(analyzer.terms("中文 apt 是"), vec!["中文", "apt", "是"]);
+        let words: Vec<_> = analyzer.words("設定").map(|(range, _)| range).collect();
+        assert_eq!(words, vec![0..6]);
     }
 
     #[test]

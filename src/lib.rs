@@ -17,6 +17,7 @@ pub mod eval;
 pub mod generate;
 pub mod graph;
 pub mod index;
+pub mod language;
 pub mod retrieve;
 pub mod store;
 pub mod yaml;

@@ -264,6 +264,7 @@ pub fn Stats(summary: RwSignal<Option<CorpusSummary>>, engine_memory: RwSignal<u
                 <section class="panel" id="stats">
                     <h2>"Corpus"</h2>
                     <p id="stats-line">{format!("{} documents · {} sections · {} chunks{} · {} entities · {} relations", s.documents, s.sections, s.chunks, copied(s.copied_chunks), s.entities, s.relations)}</p>
+                    <p id="stats-languages">{format!("Languages: {}", s.languages.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", "))}</p>
                     <p id="engine-memory" data-bytes=move || engine_memory.get().to_string()>
                         {move || format!("The engine holds {:.0} MB of memory in this tab.", f64::from(engine_memory.get()) / 1e6)}
                     </p>

@@ -180,7 +180,7 @@ fn result_item(row: ResultRow, open_outline: impl Fn(String, u32) + Copy + Send 
             <button type="button" class="label" title="Open the whole passage in its document's outline"
                 on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
             <div class="meta">{format!("{} · {}", row.source, found_by(&row.ranks))}</div>
-            <p class="text">{excerpt(row.excerpt)}</p>
+            <p class="text" dir="auto">{excerpt(row.excerpt)}</p>
             {rank_badges(row.ranks)}
             {(!row.also_in.is_empty()).then(|| view! { <p class="meta also-in">{format!("also in {}", row.also_in.join(", "))}</p> })}
             {more_from_document(row.more, open_outline)}
@@ -251,7 +251,7 @@ fn more_from_document(
                             <li class="more-result">
                                 <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
                                 <div class="meta">{found_by(&row.ranks)}</div>
-                                <p class="text">{excerpt(row.excerpt)}</p>
+                                <p class="text" dir="auto">{excerpt(row.excerpt)}</p>
                             </li>
                         }
                     }).collect_view()}
@@ -295,7 +295,7 @@ pub fn OutlineView(outline: RwSignal<Option<(DocumentOutline, u32)>>) -> impl In
                                 <span class="label">{chunk.label}</span>
                                 {relevance.map(|r| view! { <span class="meta">{format!(" · relevance {r}")}</span> })}
                             </div>
-                            <p class="text">{chunk.text}</p>
+                            <p class="text" dir="auto">{chunk.text}</p>
                         </li>
                     }
                 }).collect_view();

@@ -263,6 +263,8 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let short_hash: String = index.model().model_hash.chars().take(16).collect();
     println!("model      {} [{short_hash}]", index.model().name);
     println!("documents  {}", summary.documents);
+    let languages: Vec<String> = summary.languages.iter().map(|(code, count)| format!("{code} {count}")).collect();
+    println!("languages  {}", languages.join(", "));
     println!("sections   {}", summary.sections);
     println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index().kind());
     if summary.copied_chunks > 0 {
@@ -310,7 +312,7 @@ fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     if list_documents {
         println!("documents");
         for doc in &index.corpus().documents {
-            println!("  {}  \"{}\"", doc.source, doc.title);
+            println!("  {}  {}  \"{}\"", doc.language.code(), doc.source, doc.title);
         }
     }
     Ok(())

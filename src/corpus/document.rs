@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::language::{Language, SAMPLE_CHARS};
+
 /// A byte range `[start, end)` into a document's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Span {
@@ -117,6 +119,8 @@ pub struct Document {
     pub text: String,
     pub blocks: Vec<TextBlock>,
     pub links: Vec<Link>,
+    /// What its words are analysed as (`language`): declared by the file, or read from its text.
+    pub language: Language,
 }
 
 impl Document {
@@ -135,6 +139,8 @@ impl Document {
 #[derive(Clone, Debug, Default)]
 pub struct Metadata {
     pub title: Option<String>,
+    /// The language the file says it is in, as written (`de-AT`, `fr`).
+    pub language: Option<String>,
     pub aliases: Vec<String>,
     pub type_hint: Option<String>,
     pub declared_relations: Vec<DeclaredRelation>,
@@ -360,6 +366,23 @@ impl DocumentBuilder {
         self.blocks.iter().find(|b| level(b) == Some(top)).map(|b| self.text[b.span.range()].to_string())
     }
 
+    /// About [`SAMPLE_CHARS`] of the document's paragraphs and list items, taken evenly from all of them:
+    /// what its language is read from (a table of contents, code or a table of commands says little).
+    fn prose_sample(&self) -> String {
+        let prose: Vec<&str> = (self.blocks.iter())
+            .filter(|b| matches!(b.kind, BlockKind::Paragraph | BlockKind::ListItem))
+            .map(|b| &self.text[b.span.range()])
+            .collect();
+        let total: usize = prose.iter().map(|text| text.len()).sum();
+        let every = (total / SAMPLE_CHARS).max(1);
+        let mut sample = String::new();
+        for text in prose.iter().step_by(every) {
+            sample.push_str(text);
+            sample.push('\n');
+        }
+        if sample.is_empty() { self.text.clone() } else { sample }
+    }
+
     pub fn finish(
         mut self,
         source: String,
@@ -374,7 +397,9 @@ impl DocumentBuilder {
             .filter(|t| !t.trim().is_empty())
             .or_else(|| self.first_heading())
             .unwrap_or_else(|| fallback_title.to_string());
+        let language = Language::of(metadata.language.as_deref(), &self.prose_sample());
         Document {
+            language,
             source,
             content_hash,
             format,

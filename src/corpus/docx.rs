@@ -36,9 +36,9 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Ma
         Some(xml) => hyperlink_targets(&parse_xml(&xml, "word/_rels/document.xml.rels")?),
         None => HashMap::new(),
     };
-    let core_title = match package.part("docProps/core.xml")? {
-        Some(xml) => package::dublin_core_title(&parse_xml(&xml, "docProps/core.xml")?),
-        None => None,
+    let core = match package.part("docProps/core.xml")? {
+        Some(xml) => package::dublin_core(&parse_xml(&xml, "docProps/core.xml")?),
+        None => Metadata::default(),
     };
     let document = parse_xml(&body_xml, "word/document.xml")?;
     let body = document
@@ -49,7 +49,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Ma
     let mut walker = Walker { builder, styles: &styles, links: &links, title: None, nesting: 0 };
     walker.blocks(body);
     walker.builder.end_block();
-    Ok(Metadata { title: core_title.or(walker.title), ..Metadata::default() })
+    Ok(Metadata { title: core.title.or(walker.title), ..core })
 }
 
 fn attribute<'a>(node: Node<'a, '_>, name: &str) -> Option<&'a str> {

@@ -97,7 +97,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Ma
     }
     builder.set_heading_offset(0);
     builder.end_block();
-    Ok(Metadata { title: package::dublin_core_title(&opf), ..Metadata::default() })
+    Ok(package::dublin_core(&opf))
 }
 
 /// Words a front page may have and still be only a cover, a title page or a notice.

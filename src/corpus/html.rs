@@ -66,7 +66,8 @@ pub fn parse(text: &str, builder: &mut DocumentBuilder) -> Result<Metadata, Inge
 
 /// A page the caller has parsed already (an EPUB chapter, whose headings it looked at first).
 pub fn lay_out(document: &Html, builder: &mut DocumentBuilder) -> Metadata {
-    let mut metadata = Metadata { title: page_title(document), ..Metadata::default() };
+    let language = document.root_element().attr("lang").map(str::to_string);
+    let mut metadata = Metadata { title: page_title(document), language, ..Metadata::default() };
     let mut walker = Walker { builder, relations: Vec::new() };
     walker.walk(content_root(document));
     walker.builder.end_block();

@@ -164,6 +164,9 @@ pub struct IngestReport {
     pub warnings: Vec<(String, String)>,
     /// Documents left out as copies of another, as `(file, the source kept)`; also among the warnings.
     pub duplicates: Vec<(String, String)>,
+    /// Every document read, with the language it was read as: the report's languages line, which stays
+    /// when the documents move into an index.
+    pub languages: Vec<(String, crate::language::Language)>,
     /// Each document's content hash, and where it is in `documents`.
     seen: std::collections::HashMap<[u8; 16], usize>,
 }
@@ -201,6 +204,7 @@ impl IngestReport {
                         }
                         None => {
                             self.seen.insert(document.content_hash, self.documents.len());
+                            self.languages.push((document.source.clone(), document.language));
                             self.documents.push(document);
                         }
                     }

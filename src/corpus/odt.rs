@@ -20,9 +20,9 @@ const XLINK: &str = "http://www.w3.org/1999/xlink";
 pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     let mut package = Package::open(bytes, "ODT")?;
     let content_xml = package.required("content.xml")?;
-    let meta_title = match package.part("meta.xml")? {
-        Some(xml) => package::dublin_core_title(&parse_xml(&xml, "meta.xml")?),
-        None => None,
+    let meta = match package.part("meta.xml")? {
+        Some(xml) => package::dublin_core(&parse_xml(&xml, "meta.xml")?),
+        None => Metadata::default(),
     };
     let content = parse_xml(&content_xml, "content.xml")?;
     let text = content
@@ -32,7 +32,7 @@ pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Ma
     let mut walker = Walker { builder, title_styles: title_styles(&content), title: None, nesting: 0 };
     walker.blocks(text, false);
     walker.builder.end_block();
-    Ok(Metadata { title: meta_title.or(walker.title), ..Metadata::default() })
+    Ok(Metadata { title: meta.title.or(walker.title), ..meta })
 }
 
 /// `Title`, and the automatic styles derived from it.

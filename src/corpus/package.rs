@@ -7,6 +7,7 @@ use std::io::{Cursor, Read};
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::Malformed;
+use super::document::Metadata;
 
 /// The most bytes one part may inflate to, and all the parts of one file together (a PDF's compressed
 /// streams too).
@@ -96,11 +97,20 @@ pub fn parse_xml<'x>(text: &'x str, part: &str) -> Result<Document<'x>, Malforme
     Document::parse_with_options(text, options).map_err(|e| Malformed(format!("{part} is not well-formed XML: {e}")))
 }
 
-/// The first `dc:title` in a metadata part, whitespace collapsed.
-pub fn dublin_core_title(document: &Document) -> Option<String> {
+/// The title (`dc:title`) and language (`dc:language`) a metadata part declares.
+pub fn dublin_core(document: &Document) -> Metadata {
+    Metadata {
+        title: dublin_core_element(document, "title"),
+        language: dublin_core_element(document, "language"),
+        ..Metadata::default()
+    }
+}
+
+/// The first `dc:<name>` in a metadata part, whitespace collapsed.
+fn dublin_core_element(document: &Document, name: &str) -> Option<String> {
     document
         .descendants()
-        .find(|n| n.has_tag_name((DUBLIN_CORE, "title")))
+        .find(|n| n.has_tag_name((DUBLIN_CORE, name)))
         .map(|n| super::document::collapse_whitespace(&text_of(n)))
         .filter(|t| !t.is_empty())
 }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::{IngestError, IngestFailure, IngestReport};
+use crate::language::Language;
 
 /// One line of the report: a problem with one file, a note, or a kind of file left out with its files.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,8 +63,31 @@ impl IngestReport {
         lines.extend(group(stubs, |n| {
             format!("{n} pages hold only text that other documents repeat (stubs or navigation pages): not indexed")
         }));
+        lines.extend(languages_line(&self.languages));
         lines
     }
+}
+
+/// `Languages: German 14, English 1`, where any document is in another language than English, with the
+/// documents outside the most common language beneath: what their words are stemmed by, and where a
+/// mislabelled file shows.
+fn languages_line(documents: &[(String, Language)]) -> Option<ReportLine> {
+    if documents.iter().all(|(_, language)| *language == Language::English) {
+        return None;
+    }
+    let mut counts: Vec<(Language, usize)> = Vec::new();
+    for &(_, language) in documents {
+        match counts.iter_mut().find(|(counted, _)| *counted == language) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((language, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let most = counts[0].0;
+    let files = documents.iter().filter(|(_, language)| *language != most);
+    let files = files.map(|(source, language)| format!("{source} ({})", language.name())).collect();
+    let counts: Vec<String> = counts.iter().map(|(language, n)| format!("{} {n}", language.name())).collect();
+    Some(ReportLine { text: format!("Languages: {}", counts.join(", ")), problem: false, files })
 }
 
 /// `43 files of types Quire does not read, skipped: css 12, js 9, woff2 8, …`.
@@ -97,6 +121,22 @@ fn group(items: Vec<(String, String)>, line: impl Fn(usize) -> String) -> Option
 #[cfg(test)]
 mod tests {
     use crate::corpus::{CorpusSettings, SourceFile, ingest};
+
+    #[test]
+    fn names_the_languages_of_a_folder_that_is_not_all_english() {
+        let german = "<html lang=\"de\"><body><main><h1>Pakete</h1><p>Die Paketverwaltung installiert \
+            Programme aus den Archiven und löst ihre Abhängigkeiten auf, ohne dass jemand eingreifen muss.</p></main></body></html>";
+        let english = "# Packages\n\nThe package manager installs programs from the archives and resolves \
+            their dependencies without anyone having to step in.\n";
+        let files =
+            [SourceFile::new("pakete.html", german.as_bytes()), SourceFile::new("packages.md", english.as_bytes())];
+        let report = ingest(&files, &CorpusSettings::default());
+        let line = report.summary().into_iter().find(|line| line.text.starts_with("Languages")).expect("a line");
+        assert_eq!(line.text, "Languages: English 1, German 1");
+        assert_eq!(line.files, vec!["pakete.html (German)"]);
+        let only_english = ingest(&files[1..], &CorpusSettings::default());
+        assert!(only_english.summary().iter().all(|line| !line.text.starts_with("Languages")));
+    }
 
     #[test]
     fn a_generated_site_s_folder_reads_as_a_few_lines() {

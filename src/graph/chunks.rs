@@ -185,7 +185,9 @@ impl ChunkGraph {
         let community_vectors = community_vectors(&communities, &chunk_vectors, &pagerank, vectors.dimension());
         let summary_texts: Vec<String> =
             communities.iter().map(|c| summary_text(corpus, c, settings.summary_chunks)).collect();
-        let summaries = Bm25Index::build(summary_texts.iter().map(String::as_str), bm25);
+        let summaries = communities.iter().zip(&summary_texts);
+        let summaries = summaries.map(|(c, text)| (text.as_str(), corpus.documents[c.document as usize].language));
+        let summaries = Bm25Index::build(summaries, bm25);
         let mut stored = QuantizedVectors::new(vectors.dimension());
         for vector in &community_vectors {
             // Same dimension as the chunk vectors they average, so the push cannot be refused.

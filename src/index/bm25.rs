@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Hit, top_k};
-use crate::analyzer::Analyzer;
+use crate::analyzer::Analyzers;
 use crate::error::Inconsistent;
+use crate::language::Language;
 
 mod lists;
 
@@ -43,15 +44,15 @@ pub struct Bm25Index {
 }
 
 impl Bm25Index {
-    /// Indexes `texts`; result rows are positions in this sequence.
-    pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>, params: Bm25Params) -> Self {
-        let analyzer = Analyzer::default();
+    /// Indexes `texts`, each analysed in its language; result rows are positions in this sequence.
+    pub fn build<'a>(texts: impl IntoIterator<Item = (&'a str, Language)>, params: Bm25Params) -> Self {
+        let mut analyzers = Analyzers::default();
         // A term's id is the order of its first appearance, each text's terms taken in byte order.
         let mut ids: HashMap<String, u32> = HashMap::new();
         let mut by_id: Vec<(u32, Posting)> = Vec::new();
         let mut doc_lengths = Vec::new();
-        for (doc, text) in texts.into_iter().enumerate() {
-            let terms = analyzer.terms(text);
+        for (doc, (text, language)) in texts.into_iter().enumerate() {
+            let terms = analyzers.of(language).terms(text);
             doc_lengths.push(terms.len() as u32);
             let mut counts: HashMap<String, u32> = HashMap::new();
             for term in terms {
@@ -108,14 +109,14 @@ impl Bm25Index {
         self.params
     }
 
-    /// The `k` best-scoring texts for `query`.
-    pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
-        best(self.scores(query), k)
+    /// The `k` best-scoring texts for a query's terms ([`query_terms`]).
+    pub fn search(&self, terms: &[String], k: usize) -> Vec<Hit> {
+        best(self.scores(terms), k)
     }
 
-    /// The score of every text containing a query term, by row; each distinct query term counts once.
-    pub fn scores(&self, query: &str) -> HashMap<u32, f32> {
-        let postings = query_terms(query).into_iter().filter_map(|term| self.postings_of(&term));
+    /// The score of every text containing one of a query's distinct terms ([`query_terms`]), by row.
+    pub fn scores(&self, terms: &[String]) -> HashMap<u32, f32> {
+        let postings = terms.iter().filter_map(|term| self.postings_of(term));
         self.lengths().scores(self.params, postings)
     }
 
@@ -134,9 +135,21 @@ impl Bm25Index {
     }
 }
 
-/// A query's distinct analyzed terms, in order: the order its terms' scores are added in.
-pub fn query_terms(query: &str) -> Vec<String> {
-    let mut terms = Analyzer::default().terms(query);
+/// A query's distinct terms as each of `languages` analyses it, in order: the order its terms' scores are
+/// added in. A question is analysed in every language of the index, since it may ask in any of them; a word
+/// that any of them stops is no term in any (a French question's `les` would otherwise match every English
+/// text that quotes French).
+pub fn query_terms(query: &str, languages: &[Language]) -> Vec<String> {
+    let mut analyzers = Analyzers::default();
+    for &language in languages {
+        analyzers.of(language);
+    }
+    let analyzers = analyzers.made();
+    let stopped = |word: &str| analyzers.iter().any(|analyzer| analyzer.stops(&word.to_lowercase()));
+    let mut terms: Vec<String> = (analyzers.iter())
+        .flat_map(|analyzer| analyzer.words(query))
+        .filter_map(|(range, term)| term.filter(|_| !stopped(&query[range])))
+        .collect();
     terms.sort();
     terms.dedup();
     terms
@@ -191,18 +204,31 @@ mod tests {
     /// c0: tf 1, dl/avgdl 0.9 → 1 · 2.2 / (1 + 1.2 · (0.25 + 0.75 · 0.9)) = 2.2 / 2.11 = 1.0426540 → 0.4900512
     #[test]
     fn scores_match_hand_computation() {
-        let index = Bm25Index::build(
-            ["The Moon orbits the Earth.", "Mars has two moons, moon after moon.", "The Sun is a star."],
-            Bm25Params::default(),
-        );
+        let texts = ["The Moon orbits the Earth.", "Mars has two moons, moon after moon.", "The Sun is a star."];
+        let index = Bm25Index::build(texts.map(|text| (text, Language::English)), Bm25Params::default());
+        let search = |query| index.search(&query_terms(query, &[Language::English]), 10);
         assert_eq!(
-            Analyzer::default().terms("Mars has two moons, moon after moon."),
+            crate::analyzer::Analyzer::default().terms("Mars has two moons, moon after moon."),
             vec!["mar", "two", "moon", "moon", "moon"]
         );
-        let hits = index.search("moons", 10);
+        let hits = search("moons");
         assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![1, 0]);
         assert!((hits[0].score - 0.6671019).abs() < 1e-5, "{}", hits[0].score);
         assert!((hits[1].score - 0.4900512).abs() < 1e-5, "{}", hits[1].score);
-        assert!(index.search("jupiter", 10).is_empty());
+        assert!(search("jupiter").is_empty());
+    }
+
+    /// Each text is stemmed by its own language, and a question finds it in whichever language it asks.
+    #[test]
+    fn a_question_finds_texts_of_every_language_of_the_index() {
+        let texts =
+            [("Die Pakete werden installiert.", Language::German), ("Packages are installed.", Language::English)];
+        let index = Bm25Index::build(texts, Bm25Params::default());
+        let both = [Language::English, Language::German];
+        let hits = |query| index.search(&query_terms(query, &both), 10).into_iter().map(|h| h.id).collect::<Vec<_>>();
+        assert_eq!(hits("Paket"), vec![0]);
+        assert_eq!(hits("installing a package"), vec![1]);
+        // `die` is a German article: no term of the question, though English stems it.
+        assert_eq!(query_terms("die Pakete", &both), vec!["paket".to_string()]);
     }
 }

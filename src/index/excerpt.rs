@@ -11,6 +11,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::analyzer::Analyzer;
+use crate::language::Language;
 
 /// Words an excerpt shows.
 pub const EXCERPT_WORDS: usize = 40;
@@ -22,25 +23,24 @@ pub struct Piece {
     pub marked: bool,
 }
 
-/// A question's excerpts: its terms analysed once, then matched in each result's text.
+/// A question's excerpts: its terms analysed in each result's language, then matched in the result's text.
 pub struct Excerpts {
-    analyzer: Analyzer,
-    wanted: HashSet<String>,
+    question: String,
 }
 
 impl Excerpts {
     pub fn for_question(question: &str) -> Self {
-        let analyzer = Analyzer::default();
-        let wanted = analyzer.terms(question).into_iter().collect();
-        Excerpts { analyzer, wanted }
+        Excerpts { question: question.to_string() }
     }
 
-    /// The excerpt of `text`: the window of [`EXCERPT_WORDS`] words holding the most distinct question
-    /// terms (then the most matches, then the earliest), `…` where it cuts the text; the text's opening
-    /// where nothing matched.
-    pub fn of(&self, text: &str) -> Vec<Piece> {
-        let wanted = &self.wanted;
-        let words: Vec<(Range<usize>, Option<String>)> = self.analyzer.words(text).collect();
+    /// The excerpt of `text`, written in `language`: the window of [`EXCERPT_WORDS`] words holding the most
+    /// distinct question terms (then the most matches, then the earliest), `…` where it cuts the text; the
+    /// text's opening where nothing matched.
+    pub fn of(&self, text: &str, language: Language) -> Vec<Piece> {
+        let analyzer = Analyzer::new(language);
+        let wanted: HashSet<String> = analyzer.terms(&self.question).into_iter().collect();
+        let wanted = &wanted;
+        let words: Vec<(Range<usize>, Option<String>)> = analyzer.words(text).collect();
         let Some(window) = best_window(&words, wanted) else {
             return vec![Piece { text: text.to_string(), marked: false }];
         };
@@ -52,10 +52,12 @@ impl Excerpts {
         }
         let mut at = start;
         let matched = words[window].iter().filter(|(_, term)| term.as_ref().is_some_and(|term| wanted.contains(term)));
+        // The pairs of an unspaced run overlap: a marked pair may start inside the one before.
         for (range, _) in matched {
-            push(&mut pieces, &text[at..range.start], false);
-            push(&mut pieces, &text[range.clone()], true);
-            at = range.end;
+            let start = range.start.max(at);
+            push(&mut pieces, &text[at..start], false);
+            push(&mut pieces, &text[start..range.end.max(start)], true);
+            at = range.end.max(at);
         }
         push(&mut pieces, &text[at..end], false);
         if end < text.len() {
@@ -112,8 +114,8 @@ mod tests {
 
     #[test]
     fn marks_the_words_the_analyzer_matched_stemmed() {
-        let pieces =
-            Excerpts::for_question("moon landings").of("Astronauts landed on the Moon; the landing was watched.");
+        let pieces = Excerpts::for_question("moon landings")
+            .of("Astronauts landed on the Moon; the landing was watched.", Language::English);
         assert_eq!(render(&pieces), "Astronauts [landed] on the [Moon]; the [landing] was watched.");
     }
 
@@ -121,7 +123,7 @@ mod tests {
     fn shows_the_window_where_the_question_s_words_gather() {
         let filler = "word ".repeat(100);
         let text = format!("{filler}the harbour lights shine at night {filler}");
-        let pieces = Excerpts::for_question("harbour lights").of(&text);
+        let pieces = Excerpts::for_question("harbour lights").of(&text, Language::English);
         let shown = render(&pieces);
         assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
         assert!(shown.contains("the [harbour] [lights] shine"), "{shown}");
@@ -131,9 +133,20 @@ mod tests {
     #[test]
     fn without_a_match_shows_the_opening() {
         let text = "one two three ".repeat(30);
-        let shown = render(&Excerpts::for_question("zebra").of(&text));
+        let english = |question, text| render(&Excerpts::for_question(question).of(text, Language::English));
+        let shown = english("zebra", &text);
         assert!(shown.starts_with("one two three") && shown.ends_with('…'), "{shown}");
-        assert_eq!(render(&Excerpts::for_question("zebra").of("")), "");
-        assert_eq!(render(&Excerpts::for_question("text").of("short text")), "short [text]");
+        assert_eq!(english("zebra", ""), "");
+        assert_eq!(english("text", "short text"), "short [text]");
+    }
+
+    #[test]
+    fn marks_each_language_s_words_by_its_own_stems() {
+        let german = Excerpts::for_question("Paket installieren")
+            .of("Mit apt werden Pakete aus dem Archiv installiert.", Language::German);
+        assert_eq!(render(&german), "Mit apt werden [Pakete] aus dem Archiv installiert.");
+        let japanese =
+            Excerpts::for_question("パッケージの設定").of("まずパッケージを設定します。", Language::Japanese);
+        assert_eq!(render(&japanese), "まず[パッケージ]を[設定]します。");
     }
 }

@@ -73,11 +73,11 @@ pub trait IndexReader {
 
 impl IndexReader for IndexedCorpus {
     fn lexical(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
-        self.bm25().search(query.text, k).into_iter().map(ScoredChunk::from).collect()
+        self.bm25().search(&self.query_terms(query.text), k).into_iter().map(ScoredChunk::from).collect()
     }
 
     fn lexical_scores(&self, text: &str) -> HashMap<ChunkId, f32> {
-        self.bm25().scores(text)
+        self.bm25().scores(&self.query_terms(text))
     }
 
     fn dense(&self, query: Query<'_>, k: usize) -> Vec<ScoredChunk> {
@@ -141,7 +141,7 @@ impl IndexReader for IndexedCorpus {
     }
 
     fn community_summaries(&self, text: &str, k: usize) -> Vec<Hit> {
-        self.chunk_graph().summaries.search(text, k)
+        self.chunk_graph().summaries.search(&self.query_terms(text), k)
     }
 
     fn community_dense(&self, query: Query<'_>, k: usize) -> Vec<Hit> {

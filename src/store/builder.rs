@@ -264,7 +264,10 @@ impl IndexBuilder {
             statements: rows_of(6),
         };
         let chunk_index = VectorIndex::build(self.store.vectors(), rows.chunks.clone(), self.settings.hnsw_threshold);
-        let bm25 = Bm25Index::build(self.texts[CHUNKS].iter().map(String::as_str), self.settings.bm25);
+        let language_of = |chunk: usize| self.corpus.documents[self.corpus.chunks[chunk].document as usize].language;
+        let chunk_texts =
+            self.texts[CHUNKS].iter().enumerate().map(|(chunk, text)| (text.as_str(), language_of(chunk)));
+        let bm25 = Bm25Index::build(chunk_texts, self.settings.bm25);
         let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
         let copies = self.copies;
         IndexedCorpus::assemble(

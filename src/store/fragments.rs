@@ -31,6 +31,7 @@ use crate::corpus::{ChunkId, DocId};
 use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
 use crate::index::{Hit, top_k};
+use crate::language::Language;
 pub use graph::FragmentGraph;
 use graph::StoredGraph;
 use terms::{SplitBm25, TermBucket};
@@ -42,7 +43,7 @@ pub const LEXICON: &str = "lexicon.bin";
 /// The graph's file name, inside the folder of the fragments.
 pub const GRAPH: &str = "graph.bin";
 const MAGIC: &[u8; 8] = b"QUIREFRG";
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
 
 /// How large the parts are, about, before compression.
@@ -124,6 +125,8 @@ struct Lexicon {
     summary: CorpusSummary,
     /// Every document as (source, title), in index order.
     documents: Vec<(String, String)>,
+    /// Each document's language, in index order: what its excerpts are marked by.
+    languages: Vec<Language>,
     /// Each document's first chunk: a document's chunks are contiguous and in document order.
     first_chunks: Vec<ChunkId>,
     /// Each original passage with its copies (`corpus::copies`).
@@ -155,7 +158,7 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
     let id = index_id(snapshot);
     let corpus = index.corpus();
     let chunks = corpus.chunks.len();
-    let (bm25, by_bucket) = SplitBm25::split(index.bm25(), sizes.bucket_bytes);
+    let (bm25, by_bucket) = SplitBm25::split(index.bm25(), index.languages(), sizes.bucket_bytes);
     let views: Vec<StoredView> = (0..chunks as ChunkId).map(|chunk| stored_view(index.chunk_view(chunk))).collect();
     let mut text_runs: Vec<ChunkId> = Vec::new();
     let mut run_bytes = sizes.text_run_bytes;
@@ -169,6 +172,7 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
     let lexicon = Lexicon {
         summary: index.summary(),
         documents: corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        languages: corpus.documents.iter().map(|d| d.language).collect(),
         first_chunks: (0..corpus.documents.len() as DocId).map(|d| corpus.document_chunks(d).start).collect(),
         copies: index.copies().originals().map(|(original, copies)| (original, copies.to_vec())).collect(),
         bm25,
@@ -428,9 +432,11 @@ impl FragmentedIndex {
     pub fn chunk_view(&self, chunk: ChunkId) -> Option<ChunkView> {
         let run = self.run_of(chunk)?;
         let stored = self.views.get(&run)?.get((chunk - self.lexicon.text_runs[run as usize]) as usize)?;
-        let (source, title) = self.lexicon.documents.get(self.document_of(chunk) as usize)?.clone();
+        let document = self.document_of(chunk) as usize;
+        let (source, title) = self.lexicon.documents.get(document)?.clone();
+        let language = *self.lexicon.languages.get(document)?;
         let StoredView { label, chars, page, text } = stored.clone();
-        Some(ChunkView { chunk, label, source, title, chars, page, text })
+        Some(ChunkView { chunk, label, source, title, chars, page, text, language })
     }
 }
 
@@ -438,6 +444,9 @@ impl FragmentedIndex {
 fn check(lexicon: &Lexicon) -> Result<Copies, Inconsistent> {
     let chunks = lexicon.bm25.texts();
     let summary = &lexicon.summary;
+    if lexicon.languages.len() != lexicon.documents.len() {
+        return Err("it lists another number of languages than of documents".into());
+    }
     if summary.chunks != chunks || summary.documents != lexicon.documents.len() {
         return Err(Inconsistent(format!(
             "its summary counts {} documents and {} chunks where it lists {} and {}",

@@ -22,6 +22,7 @@ use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, 
 use crate::index::bm25::Bm25Params;
 use crate::index::vectors::DimensionMismatch;
 use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
+use crate::language::{self, Language};
 
 pub use builder::{IndexBuilder, node_texts};
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
@@ -156,6 +157,8 @@ pub struct NodeRows {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CorpusSummary {
     pub documents: usize,
+    /// Each language's ISO 639-1 code with its count of documents, the most documents first.
+    pub languages: Vec<(String, usize)>,
     pub sections: usize,
     pub chunks: usize,
     /// Chunks that copy another document's passage, searched as their original (`corpus::copies`).
@@ -218,6 +221,8 @@ pub struct IndexedCorpus {
     /// Chunks that repeat another document's passage; derived from the corpus, never stored.
     copies: Copies,
     vectors: Vectors,
+    /// The languages of its documents, each once: what a question is analysed in; derived, never stored.
+    languages: Vec<Language>,
 }
 
 /// The stored parts of an index, from which [`IndexedCorpus::assemble`] derives the rest.
@@ -240,7 +245,9 @@ impl IndexedCorpus {
         let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
+        let languages = language::distinct(corpus.documents.iter().map(|document| document.language));
         IndexedCorpus {
+            languages,
             settings,
             model,
             corpus,
@@ -254,6 +261,16 @@ impl IndexedCorpus {
             copies,
             vectors,
         }
+    }
+
+    /// The languages of its documents, each once.
+    pub fn languages(&self) -> &[Language] {
+        &self.languages
+    }
+
+    /// A question's distinct BM25 terms, as every language of the index analyses it.
+    pub fn query_terms(&self, question: &str) -> Vec<String> {
+        crate::index::bm25::query_terms(question, &self.languages)
     }
 
     /// Which texts this index holds vectors of.
@@ -346,6 +363,7 @@ impl IndexedCorpus {
         let corpus = &self.corpus;
         CorpusSummary {
             documents: corpus.documents.len(),
+            languages: corpus.language_counts(),
             sections: corpus.sections.len(),
             chunks: corpus.chunks.len(),
             copied_chunks: self.copies.len(),

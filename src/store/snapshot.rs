@@ -5,7 +5,8 @@
 //! it existed, is the same payload without it, and gains it on load.
 //! A version-5 file, written before an index could hold chunk vectors alone, is the same payload without
 //! the closing [`Vectors`], and holds every node's vectors. Files of version 6 and earlier hold chunks
-//! without a table header ([`ChunkBeforeHeaders`]).
+//! without a table header ([`ChunkBeforeHeaders`]); files of version 7 and earlier hold documents without a
+//! language ([`DocumentBeforeLanguages`]): English, the one analyzer their BM25 index was built with.
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
 //! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/integration/snapshot.rs`).
@@ -13,17 +14,22 @@
 use serde::{Deserialize, Serialize};
 
 use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors};
+use crate::corpus::document::{DeclaredRelation, Link, TextBlock};
 use crate::corpus::{
-    Chunk, Corpus, CorpusSettings, DocId, Document, Entity, Mention, Relation, RelationType, Section, SectionId, Span,
+    Chunk, Corpus, CorpusSettings, DocId, Document, Entity, Format, Mention, Relation, RelationType, Section,
+    SectionId, Span,
 };
 use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
 use crate::graph::ChunkGraph;
 use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
+use crate::language::Language;
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
+/// The last version whose documents had no language (all were analysed as English), still read.
+const WITHOUT_LANGUAGES: u32 = 7;
 /// The last version whose chunks had no table header (their rows said the header in every cell), still read.
 const WITHOUT_TABLE_HEADERS: u32 = 6;
 /// The last version whose every index held node vectors (no [`Vectors`] closes its payload), still read.
@@ -100,11 +106,89 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
 type OwnedBody<G, N, C = Corpus> =
     Body<C, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
 
+/// A document as version 7 and earlier stored it: without a language.
+#[derive(Deserialize)]
+struct DocumentBeforeLanguages {
+    source: String,
+    content_hash: [u8; 16],
+    format: Format,
+    title: String,
+    title_is_identifier: bool,
+    aliases: Vec<String>,
+    type_hint: Option<String>,
+    declared_relations: Vec<DeclaredRelation>,
+    text: String,
+    blocks: Vec<TextBlock>,
+    links: Vec<Link>,
+}
+
+impl From<DocumentBeforeLanguages> for Document {
+    fn from(old: DocumentBeforeLanguages) -> Document {
+        let DocumentBeforeLanguages {
+            source,
+            content_hash,
+            format,
+            title,
+            title_is_identifier,
+            aliases,
+            type_hint,
+            declared_relations,
+            text,
+            blocks,
+            links,
+        } = old;
+        Document {
+            source,
+            content_hash,
+            format,
+            title,
+            title_is_identifier,
+            aliases,
+            type_hint,
+            declared_relations,
+            text,
+            blocks,
+            links,
+            language: Language::English,
+        }
+    }
+}
+
+/// A corpus as version 7 stored it: its documents had no language.
+#[derive(Deserialize)]
+struct CorpusBeforeLanguages {
+    settings: CorpusSettings,
+    documents: Vec<DocumentBeforeLanguages>,
+    sections: Vec<Section>,
+    chunks: Vec<Chunk>,
+    entities: Vec<Entity>,
+    mentions: Vec<Mention>,
+    relation_types: Vec<RelationType>,
+    relations: Vec<Relation>,
+}
+
+impl From<CorpusBeforeLanguages> for Corpus {
+    fn from(old: CorpusBeforeLanguages) -> Corpus {
+        let CorpusBeforeLanguages {
+            settings,
+            documents,
+            sections,
+            chunks,
+            entities,
+            mentions,
+            relation_types,
+            relations,
+        } = old;
+        let documents = documents.into_iter().map(Document::from).collect();
+        Corpus { settings, documents, sections, chunks, entities, mentions, relation_types, relations }
+    }
+}
+
 /// A corpus as version 6 and earlier stored it: its chunks had no table header.
 #[derive(Deserialize)]
 struct CorpusBeforeHeaders {
     settings: CorpusSettings,
-    documents: Vec<Document>,
+    documents: Vec<DocumentBeforeLanguages>,
     sections: Vec<Section>,
     chunks: Vec<ChunkBeforeHeaders>,
     entities: Vec<Entity>,
@@ -143,6 +227,7 @@ impl From<CorpusBeforeHeaders> for Corpus {
         let CorpusBeforeHeaders {
             settings, documents, sections, entities, mentions, relation_types, relations, ..
         } = old;
+        let documents = documents.into_iter().map(Document::from).collect();
         Corpus { settings, documents, sections, chunks, entities, mentions, relation_types, relations }
     }
 }
@@ -281,7 +366,8 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if ![FORMAT_VERSION, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version) {
+    if ![FORMAT_VERSION, WITHOUT_LANGUAGES, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version)
+    {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
     // Saturating: a damaged length must give an error, not an overflow.
@@ -306,6 +392,7 @@ pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
         (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), (), CorpusBeforeHeaders>(bytes, payload),
         (ALL_VECTORS, payload) => decode_body::<ChunkGraph, (), CorpusBeforeHeaders>(bytes, payload),
         (WITHOUT_TABLE_HEADERS, payload) => decode_body::<ChunkGraph, Vectors, CorpusBeforeHeaders>(bytes, payload),
+        (WITHOUT_LANGUAGES, payload) => decode_body::<ChunkGraph, Vectors, CorpusBeforeLanguages>(bytes, payload),
         (_, payload) => decode_body::<ChunkGraph, Vectors, Corpus>(bytes, payload),
     }
 }

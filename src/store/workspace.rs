@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ChunkId, Document, TokenCounter};
 use crate::embed::ModelIdentity;
+use crate::language::Language;
 
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
 
@@ -84,6 +85,8 @@ pub struct ChunkView {
     pub chars: (usize, usize),
     pub page: Option<u32>,
     pub text: String,
+    /// Its document's language: what its excerpt is marked by.
+    pub language: Language,
 }
 
 impl IndexedCorpus {
@@ -99,6 +102,7 @@ impl IndexedCorpus {
             chars: document.char_span(record.span),
             page: record.page,
             text: corpus.chunk_text(chunk).to_string(),
+            language: document.language,
         }
     }
 }

@@ -290,6 +290,25 @@ test("a user's first files start a corpus of their own; the demo is kept beside 
   await page.close();
 });
 
+test("a German and a Japanese chapter are read in their languages: the report names them, and questions in each find their chapter with its words marked", async () => {
+  const manual = "/usr/share/debian-reference"; // debian-reference-de and -ja (scripts/setup.sh)
+  const { page, errors } = await openApp({ keepDemo: false });
+  await page.setInputFiles("#files", [join(manual, "ch02.de.html"), join(manual, "ch02.ja.html")]);
+  await page.waitForFunction(() => document.querySelector("#stats-line")?.textContent.startsWith("2 documents"), null, { timeout: 300_000 });
+  await page.waitForFunction(() => document.querySelector("#status")?.dataset.state === "ready", null, { timeout: 600_000 });
+  assert.equal(await page.textContent("#stats-languages"), "Languages: de 1, ja 1");
+  assert.match(await page.textContent("#ingest-problems"), /Languages: German 1, Japanese 1/);
+  const german = await search(page, "Wie kann ich die Download-Bandbreite von APT begrenzen?");
+  assert.match(german[0].meta, /^ch02\.de\.html · /, JSON.stringify(german.slice(0, 2)));
+  assert.ok(german[0].marked.some((word) => /bandbreite/i.test(word)), JSON.stringify(german[0]));
+  const japanese = await search(page, "APT のダウンロードの帯域幅を制限したい");
+  assert.match(japanese[0].meta, /^ch02\.ja\.html · /, JSON.stringify(japanese.slice(0, 2)));
+  assert.ok(japanese[0].marked.some((word) => word.includes("帯域") || word.includes("制限")), JSON.stringify(japanese[0]));
+  await checkAccessible(page, "two languages");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a book dropped beside the demo answers from its chapter while it is embedded, not from pages embedded already", async () => {
   const book = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/book");
   const { page, errors } = await openApp();

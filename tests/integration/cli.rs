@@ -154,7 +154,7 @@ fn one_file_named_three_ways_is_one_document() {
     run(&["add", "s.quire", file.to_str().unwrap()]);
     let out = run(&["stats", "s.quire", "--documents"]);
     let listed: Vec<String> = text(&out.stdout).lines().filter(|l| l.contains("\"Moon\"")).map(String::from).collect();
-    assert_eq!(listed, vec!["  notes/moon.md  \"Moon\"".to_string()]);
+    assert_eq!(listed, vec!["  en  notes/moon.md  \"Moon\"".to_string()]);
 }
 
 #[test]

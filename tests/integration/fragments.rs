@@ -168,6 +168,45 @@ fn fragments_answer_by_words_as_the_whole_index_does() {
     assert!(joined > 10 && communities > 10, "{joined} joins from named entities, {communities} community hops");
 }
 
+/// A site of German and Japanese pages answers by words as its whole index does, each question analysed in
+/// both languages, and marks the question's words in its own language's excerpt.
+#[test]
+fn fragments_of_two_languages_answer_by_words_as_the_whole_index_does() {
+    let german = "# Paketverwaltung\n\nDie Paketverwaltung installiert Programme aus den Archiven, löst ihre \
+                  Abhängigkeiten auf und hält das System auf dem neuesten Stand.\n\n## Bandbreite\n\nDie \
+                  Download-Bandbreite von APT wird mit der Option Acquire::http::Dl-Limit begrenzt.\n";
+    let japanese = "# パッケージ管理\n\nパッケージ管理システムは、アーカイブからプログラムをインストールし、依存関係を\
+                    解決します。\n\n## 帯域幅\n\nAPT のダウンロードの帯域幅は Acquire::http::Dl-Limit で制限します。\n";
+    let files = [SourceFile::new("de/pakete.md", german), SourceFile::new("ja/pakete.md", japanese)];
+    let settings = IndexSettings::default();
+    let report = quire::corpus::ingest(&files, &settings.corpus);
+    let embedder = common::embedder();
+    let mut builder =
+        IndexBuilder::new(report.documents, embedder, embedder.identity().clone(), settings, None, Vectors::Chunks);
+    builder.embed_all(embedder).unwrap();
+    let index = builder.finish();
+    use quire::language::Language;
+    assert_eq!(index.languages(), [Language::German, Language::Japanese]);
+    let files = split(&index, SMALL);
+    let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
+    for (question, source) in
+        [("Wie begrenze ich die Bandbreite?", "de/pakete.md"), ("帯域幅を制限するには", "ja/pakete.md")]
+    {
+        let whole = Method::Words.rank(&index, Query::new(question, &[]), document_depth(2)).grouped(&index, 2);
+        let (by_fragments, _) = answer(&mut fragmented, &files, question, 2);
+        assert_eq!(by_fragments, whole, "{question}");
+        let best = &whole.0[0].best;
+        assert_eq!(
+            index.corpus().documents[index.corpus().chunks[best.chunk as usize].document as usize].source,
+            source
+        );
+        let view = fragmented.chunk_view(best.chunk).unwrap();
+        assert_eq!(view, index.chunk_view(best.chunk));
+        let excerpt = quire::index::excerpt::Excerpts::for_question(question).of(&view.text, view.language);
+        assert!(excerpt.iter().any(|piece| piece.marked), "{question}: {excerpt:?}");
+    }
+}
+
 /// The demo corpus is far below [`fragments::PROBED_VECTORS`]: every partition is scanned, and the answer
 /// is exactly the whole index's.
 #[test]

@@ -272,3 +272,36 @@ fn a_plain_text_readme_and_a_csv_table_keep_their_structure() {
     );
     assert!(of_kind(BlockKind::TableRow).contains(&"1.2; Rex; rex; 1996-06-17; 1996-12-12; 1998-06-05"));
 }
+
+/// The chunks BM25 ranks best for `question` in the file `name`, analysed in the language Quire reads the
+/// file as (returned too).
+fn best_chunks_by_words(name: &str, question: &str, k: usize) -> (quire::language::Language, Vec<String>) {
+    use quire::index::bm25::{Bm25Index, Bm25Params, query_terms};
+    let report = corpus::ingest(&[SourceFile::new(name, read(name))], &CorpusSettings::default());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let corpus = Corpus::build(report.documents, common::embedder(), &CorpusSettings::default());
+    let language = corpus.documents[0].language;
+    let texts = (0..corpus.chunks.len() as u32).map(|chunk| (corpus.chunk_text(chunk), language));
+    let index = Bm25Index::build(texts, Bm25Params::default());
+    let hits = index.search(&query_terms(question, &[language]), k);
+    (language, hits.iter().map(|hit| corpus.chunk_text(hit.id).to_string()).collect())
+}
+
+/// Debian Reference's chapter on packages in German and in Japanese (neither page declares its language):
+/// each is read as its language, and a question asked in it, in a user's words, finds the passage that
+/// answers it: German by its stems, Japanese by its character pairs.
+#[test]
+fn a_german_and_a_japanese_manual_answer_questions_in_their_language() {
+    use quire::language::Language;
+    let (german, found) = best_chunks_by_words(
+        "debian-reference-ch02.de.html",
+        "Wie kann ich die Download-Bandbreite von APT begrenzen?",
+        3,
+    );
+    assert_eq!(german, Language::German);
+    assert!(found.iter().any(|text| text.contains("Dl-Limit")), "{found:#?}");
+    let (japanese, found) =
+        best_chunks_by_words("debian-reference-ch02.ja.html", "APT のダウンロードの帯域幅を制限したい", 3);
+    assert_eq!(japanese, Language::Japanese);
+    assert!(found.iter().any(|text| text.contains("Dl-Limit")), "{found:#?}");
+}

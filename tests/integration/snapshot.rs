@@ -319,6 +319,8 @@ const GOLDEN: &str = "tests/fixtures/golden-snapshot.bin";
 const GOLDEN_V4: &str = "tests/fixtures/golden-snapshot-v4.bin";
 /// The golden file as format version 5 wrote it, before an index could hold chunk vectors alone.
 const GOLDEN_V5: &str = "tests/fixtures/golden-snapshot-v5.bin";
+/// The golden file as format version 7 wrote it, before documents had a language.
+const GOLDEN_V7: &str = "tests/fixtures/golden-snapshot-v7.bin";
 
 /// Small and inline so the golden file stays a few KiB; HNSW so it pins `instant-distance`'s layout too.
 fn golden_index() -> IndexedCorpus {
@@ -429,6 +431,23 @@ fn a_version_5_snapshot_loads_with_every_vector_it_held() {
     let saved = index.to_snapshot().unwrap();
     assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
     assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().vectors(), Vectors::All);
+}
+
+/// Every document of a version-7 file was analysed as English: it loads so, and answers by words as it did.
+#[test]
+fn a_version_7_snapshot_loads_its_documents_as_english() {
+    let old = std::fs::read(common::root().join(GOLDEN_V7)).unwrap_or_else(|e| panic!("{GOLDEN_V7}: {e}"));
+    assert_eq!(format_version(&old), 7);
+    let index = IndexedCorpus::from_snapshot(&old).unwrap();
+    assert!(index.corpus().documents.iter().all(|d| d.language == quire::language::Language::English));
+    assert_eq!(index.languages(), [quire::language::Language::English]);
+    assert_eq!(structure(index.corpus()), structure(golden_index().corpus()));
+    let question = "When did the Dawn probe orbit Vesta?";
+    let top = Method::parse("bm25").unwrap().rank(&index, Query::new(question, &[]), 1).into_chunks()[0].chunk;
+    assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"));
+    let saved = index.to_snapshot().unwrap();
+    assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
+    assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().corpus(), index.corpus());
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! A Markdown file's YAML front matter: its title, aliases, type and the relations it declares
+//! A Markdown file's YAML front matter: its title, aliases, type, language and the relations it declares
 //! (`key: "[[Target]]"`), read with `yaml-rust2`.
 
 use yaml_rust2::Yaml;
@@ -21,6 +21,7 @@ pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {
             "title" => metadata.title = values.into_iter().next(),
             "aliases" | "alias" => metadata.aliases.extend(values),
             "type" | "category" | "kind" => metadata.type_hint = values.into_iter().next(),
+            "lang" | "language" | "locale" => metadata.language = values.into_iter().next(),
             _ => {
                 for target in values.iter().flat_map(|v| wiki_targets(v)) {
                     metadata.declared_relations.push(DeclaredRelation {

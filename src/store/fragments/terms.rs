@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Inconsistent;
 use crate::index::bm25::{Bm25Index, Bm25Params, Posting, TextLengths, query_terms};
+use crate::language::Language;
 
 const MAX_BUCKETS: usize = 4096;
 
@@ -19,6 +20,8 @@ pub(super) struct SplitBm25 {
     text_lengths: Vec<u32>,
     average_length: f32,
     buckets: u32,
+    /// The languages a question is analysed in: the whole index's.
+    languages: Vec<Language>,
     #[serde(skip)]
     fetched: HashMap<u32, HashMap<String, Vec<Posting>>>,
 }
@@ -31,8 +34,9 @@ pub(super) struct TermBucket {
 }
 
 impl SplitBm25 {
-    /// `bm25`'s statistics, and its postings in buckets of about `bucket_bytes`.
-    pub fn split(bm25: &Bm25Index, bucket_bytes: usize) -> (Self, Vec<TermBucket>) {
+    /// `bm25`'s statistics, and its postings in buckets of about `bucket_bytes`; questions are analysed in
+    /// `languages`, as the whole index analyses them.
+    pub fn split(bm25: &Bm25Index, languages: &[Language], bucket_bytes: usize) -> (Self, Vec<TermBucket>) {
         let postings_bytes: usize =
             bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len()).sum();
         let buckets = postings_bytes.div_ceil(bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
@@ -47,6 +51,7 @@ impl SplitBm25 {
             text_lengths: lengths.of_text.to_vec(),
             average_length: lengths.average,
             buckets,
+            languages: languages.to_vec(),
             fetched: HashMap::new(),
         };
         (split, by_bucket)
@@ -67,7 +72,8 @@ impl SplitBm25 {
 
     /// The buckets `query`'s terms lie in that are not fetched yet.
     pub fn missing(&self, query: &str) -> Vec<u32> {
-        let mut buckets: Vec<u32> = query_terms(query).iter().map(|t| bucket_of(t, self.buckets)).collect();
+        let mut buckets: Vec<u32> =
+            query_terms(query, &self.languages).iter().map(|t| bucket_of(t, self.buckets)).collect();
         buckets.sort_unstable();
         buckets.dedup();
         buckets.retain(|bucket| !self.fetched.contains_key(bucket));
@@ -93,7 +99,7 @@ impl SplitBm25 {
     /// every bucket [`Self::missing`] names is fetched.
     pub fn scores(&self, query: &str) -> Option<HashMap<u32, f32>> {
         let mut terms = Vec::new();
-        for term in query_terms(query) {
+        for term in query_terms(query, &self.languages) {
             let bucket = self.fetched.get(&bucket_of(&term, self.buckets))?;
             terms.extend(bucket.get(&term).map(Vec::as_slice));
         }

@@ -188,7 +188,7 @@ fn result_row(
         chunk: hit.chunk,
         score: hit.score,
         ranks,
-        excerpt: excerpts.of(&view.text),
+        excerpt: excerpts.of(&view.text, view.language),
         text: view.text,
         more,
         also_in,
