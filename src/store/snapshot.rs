@@ -124,31 +124,18 @@ struct DocumentBeforeLanguages {
 
 impl From<DocumentBeforeLanguages> for Document {
     fn from(old: DocumentBeforeLanguages) -> Document {
-        let DocumentBeforeLanguages {
-            source,
-            content_hash,
-            format,
-            title,
-            title_is_identifier,
-            aliases,
-            type_hint,
-            declared_relations,
-            text,
-            blocks,
-            links,
-        } = old;
         Document {
-            source,
-            content_hash,
-            format,
-            title,
-            title_is_identifier,
-            aliases,
-            type_hint,
-            declared_relations,
-            text,
-            blocks,
-            links,
+            source: old.source,
+            content_hash: old.content_hash,
+            format: old.format,
+            title: old.title,
+            title_is_identifier: old.title_is_identifier,
+            aliases: old.aliases,
+            type_hint: old.type_hint,
+            declared_relations: old.declared_relations,
+            text: old.text,
+            blocks: old.blocks,
+            links: old.links,
             language: Language::English,
         }
     }
