@@ -352,8 +352,9 @@ extern "C" {
     fn url(this: &ImportMeta) -> String;
 }
 
-/// The first message to a worker, read by `www/engine-worker.js` as a plain object (`{ module, role }`),
-/// before any wasm is loaded there: so not the MessagePack bytes the app's own messages are.
+/// The first message to a worker, read by `www/engine-worker.js` as a plain object (`{ module, role }`, and
+/// `compiled`, the module itself, when it is this one), before any wasm is loaded there: so not the
+/// MessagePack bytes the app's own messages are.
 #[derive(Serialize)]
 struct WorkerStart<'a> {
     module: &'a str,
@@ -373,6 +374,11 @@ pub fn start_worker(role: &str, other: Option<&str>) -> Result<web_sys::Worker, 
     };
     let start =
         serde_wasm_bindgen::to_value(&WorkerStart { module: &module, role }).map_err(|e| JsError(e.to_string()))?;
+    // A worker of this very module gets it compiled: an engine that does not share compiled code between
+    // workers (WebKit) would otherwise compile its 30 MB once more in every worker of the pool.
+    if other.is_none() {
+        js_sys::Reflect::set(&start, &"compiled".into(), &wasm_bindgen::module()).map_err(describe)?;
+    }
     worker.post_message(&start).map_err(describe)?;
     Ok(worker)
 }
