@@ -139,11 +139,6 @@ impl Analyzers {
         };
         &self.made[at].1
     }
-
-    /// The analyzers made so far.
-    pub fn made(&self) -> Vec<&Analyzer> {
-        self.made.iter().map(|(_, analyzer)| analyzer).collect()
-    }
 }
 
 /// The Snowball stemmer of a language, and the code of its NLTK stop list.

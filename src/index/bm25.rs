@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Hit, top_k};
-use crate::analyzer::Analyzers;
+use crate::analyzer::{Analyzer, Analyzers};
 use crate::error::Inconsistent;
 use crate::language::Language;
 
@@ -140,11 +140,7 @@ impl Bm25Index {
 /// that any of them stops is no term in any (a French question's `les` would otherwise match every English
 /// text that quotes French).
 pub fn query_terms(query: &str, languages: &[Language]) -> Vec<String> {
-    let mut analyzers = Analyzers::default();
-    for &language in languages {
-        analyzers.of(language);
-    }
-    let analyzers = analyzers.made();
+    let analyzers: Vec<Analyzer> = languages.iter().map(|&language| Analyzer::new(language)).collect();
     let stopped = |word: &str| analyzers.iter().any(|analyzer| analyzer.stops(&word.to_lowercase()));
     let mut terms: Vec<String> = (analyzers.iter())
         .flat_map(|analyzer| analyzer.words(query))
@@ -208,7 +204,7 @@ mod tests {
         let index = Bm25Index::build(texts.map(|text| (text, Language::English)), Bm25Params::default());
         let search = |query| index.search(&query_terms(query, &[Language::English]), 10);
         assert_eq!(
-            crate::analyzer::Analyzer::default().terms("Mars has two moons, moon after moon."),
+            Analyzer::default().terms("Mars has two moons, moon after moon."),
             vec!["mar", "two", "moon", "moon", "moon"]
         );
         let hits = search("moons");
