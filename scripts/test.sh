@@ -10,6 +10,10 @@ echo "== formatting"
 cargo fmt --check
 echo "== the README's headline figures against the docs' current figures"
 python3 scripts/check_figures.py
+echo "== module layering (scripts/check_modules.py): no module uses one that uses it back, no file over 400 lines"
+echo "   without its reason; first the check itself, on small trees it must pass and fail"
+python3 scripts/check_modules.py --self-test
+python3 scripts/check_modules.py
 echo "== native tests"
 cargo test --locked
 echo "== hostile inputs (scripts/hostile_inputs.py): every case's outcome through quire check and quire index;"

@@ -13,11 +13,13 @@ use quire::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use quire::retrieve::{self, Method, ScoredChunk};
 use quire::store::IndexedCorpus;
 
-use super::{CliResult, named};
+use super::shared::{CliResult, load_embedder, load_snapshot, named, parse_methods};
 
 #[derive(clap::Args)]
 pub struct AskArgs {
+    /// The snapshot whose documents answer (`.quire`).
     snapshot: PathBuf,
+    /// The question to answer.
     question: String,
     /// The endpoint's base URL: an OpenAI-compatible one with its version (`http://127.0.0.1:1234/v1`), or
     /// Ollama's (`http://127.0.0.1:11434`).
@@ -26,6 +28,8 @@ pub struct AskArgs {
     /// `openai` (chat completions: OpenAI, LM Studio, llama.cpp, vLLM, Groq, OpenRouter) or `ollama`.
     #[arg(long, default_value = "openai")]
     provider: String,
+    /// The model the endpoint runs (`llama3.2`, `gpt-4o-mini`); the error lists the endpoint's models when
+    /// it does not know this one.
     #[arg(long)]
     model: String,
     /// The environment variable that holds the API key (a key on the command line is visible to other users
@@ -44,8 +48,10 @@ pub struct AskArgs {
     /// Instructions to send instead of the style's (the system prompt), read from a file.
     #[arg(long)]
     prompt_file: Option<PathBuf>,
+    /// Sampling temperature: low keeps the answer close to the context.
     #[arg(long, default_value_t = 0.2)]
     temperature: f32,
+    /// Most tokens the endpoint may write for the answer.
     #[arg(long, default_value_t = 512)]
     max_tokens: u32,
     /// Seconds to wait for the endpoint to connect and to start answering.
@@ -63,9 +69,9 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
         Some(path) => std::fs::read_to_string(path).with_context(named(path))?,
         None => PromptStyle::parse(&args.style)?.instructions().to_string(),
     };
-    let method: Method = super::parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
-    let index = super::load_snapshot(&args.snapshot)?;
-    let embedder = super::load_embedder(model_dir)?;
+    let method: Method = parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
+    let index = load_snapshot(&args.snapshot)?;
+    let embedder = load_embedder(model_dir)?;
     index.check_model(embedder.identity())?;
     let assist = args.assist.as_deref().map(Assist::parse).transpose()?;
     let node_vectors = method.reads_node_vectors() || assist.is_some_and(Assist::reads_node_vectors);

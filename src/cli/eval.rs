@@ -12,13 +12,15 @@ use quire::retrieve::Method;
 use quire::store::pipeline::InputFile;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
-use super::{CliResult, indexing, load_snapshot, message, named, progress, save_snapshot};
+use super::indexing;
+use super::shared::{CliResult, load_embedder, load_snapshot, message, named, parse_methods, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
     /// A folder with queries.jsonl and qrels/<split>.tsv (each may be gzipped), and its corpus: corpus.jsonl
     /// (BEIR records), or a corpus/ folder of files in any supported format, whose ids are their paths in it.
     dataset: PathBuf,
+    /// Which labels to score: qrels/<split>.tsv (`test`, `dev`, `train`).
     #[arg(long, default_value = "test")]
     split: String,
     /// Retrieval methods, comma-separated (the choices are listed at run time).
@@ -76,7 +78,7 @@ pub fn load_labelled(
 ) -> anyhow::Result<LabelledIndex> {
     let name = dataset_name(dir);
     let labels = dataset::read_labels(&dataset::DiskFolder(dir), split)?;
-    let embedder = super::load_embedder(model_dir)?;
+    let embedder = load_embedder(model_dir)?;
     let (index, path) = match snapshot {
         Some(path) => {
             let index = load_snapshot(path)?;
@@ -126,7 +128,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
 }
 
 fn eval_settings(args: &EvalArgs) -> anyhow::Result<EvalSettings> {
-    let methods = super::parse_methods(&args.retrievers, args.fusion_model.as_deref())?;
+    let methods = parse_methods(&args.retrievers, args.fusion_model.as_deref())?;
     let kinds = args
         .metrics
         .iter()

@@ -15,7 +15,7 @@ use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 use super::isolation::ParseWorker;
 use super::log_lines::LogLines;
-use super::{CliResult, load_embedder, load_snapshot, message, save_snapshot};
+use super::shared::{CliResult, load_embedder, load_snapshot, message, save_snapshot};
 
 /// The terminal as the pipeline's host: one bar per counted task (or, when stderr is not a terminal,
 /// plain lines: `log_lines.rs`), each file parsed in a child process; never cancelled, except that a dry
@@ -81,7 +81,7 @@ impl Host for Terminal<'_> {
                 Task::Embed => "embedding",
                 Task::Build => return,
             };
-            self.bar = Some((progress.task, super::progress(progress.total as u64, label)));
+            self.bar = Some((progress.task, super::shared::progress(progress.total as u64, label)));
         }
         if let Some((_, bar)) = &self.bar {
             bar.set_position(progress.done as u64);

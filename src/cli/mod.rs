@@ -7,22 +7,22 @@ mod ask;
 mod eval;
 mod handout;
 mod indexing;
+mod inspect;
 mod isolation;
 mod log_lines;
+mod shared;
 mod site;
 mod train;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Instant;
+use std::path::PathBuf;
 
-use anyhow::{Context, bail};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
 use quire::retrieve;
-use quire::store::{IndexSettings, IndexedCorpus, Vectors};
+use quire::store::{IndexSettings, Vectors};
+
+use inspect::{Show, query, stats};
+use shared::message;
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Private knowledge-graph retrieval: index documents and query them")]
@@ -62,24 +62,32 @@ enum Command {
     /// Read files and folders as `index` would, report what each gives and what indexing would embed;
     /// nothing is embedded or written.
     Check {
+        /// Files and folders to read (folders are read recursively).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
     /// Add or replace documents in a snapshot; only new texts are embedded.
     Add {
+        /// The snapshot to update (`.quire`), rewritten whole or not at all.
         snapshot: PathBuf,
+        /// Files and folders to add; a document with the same source path replaces the one in the snapshot.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
     /// Remove documents (by source path as shown by `stats --documents`) from a snapshot.
     Remove {
+        /// The snapshot to update (`.quire`), rewritten whole or not at all.
         snapshot: PathBuf,
+        /// Source paths to remove, as `stats --documents` lists them (a CSV or JSONL file's path removes all
+        /// its records).
         #[arg(required = true)]
         sources: Vec<String>,
     },
     /// Print corpus statistics: documents, graph nodes and edges by kind, indexes.
     Stats {
+        /// The snapshot to describe (`.quire`).
         snapshot: PathBuf,
+        /// Print the statistics, the model and the settings as JSON.
         #[arg(long)]
         json: bool,
         /// Also list every document.
@@ -92,8 +100,11 @@ enum Command {
     /// Print the best documents for a question (each at its best chunk, its other chunks named below it),
     /// and each fused retriever's top chunks.
     Query {
+        /// The snapshot to search (`.quire`).
         snapshot: PathBuf,
+        /// The question, in any language the snapshot's documents are in.
         text: String,
+        /// How many documents to print.
         #[arg(short, default_value_t = 10)]
         k: usize,
         /// The retrieval method (the choices are listed at run time, from the engine's catalogue).
@@ -123,8 +134,6 @@ enum Command {
     #[command(hide = true)]
     ParseWorker,
 }
-
-type CliResult = anyhow::Result<()>;
 
 /// The arguments, with every list of methods in the help read from the engine's catalogue.
 fn parse_arguments() -> Cli {
@@ -192,235 +201,22 @@ pub fn run() -> i32 {
     }
 }
 
-/// `error` with the causes its contexts wrap, joined by `: ` as `{:#}` joins them (`x.quire: the snapshot is
-/// truncated`), except that a cause the message so far already ends with is not said again: a
-/// library error that shows its source in its own words (`…: {0}`) also gives it as its `source()`.
-fn message(error: &anyhow::Error) -> String {
-    let mut message = String::new();
-    for cause in error.chain().map(ToString::to_string) {
-        if message.is_empty() {
-            message = cause;
-        } else if !message.ends_with(&cause) {
-            message = format!("{message}: {cause}");
-        }
-    }
-    message
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
-    explicit.clone().unwrap_or_else(|| {
-        let local = PathBuf::from("models");
-        if local.join(quire::embed::MODEL_FILE).exists() {
-            local
-        } else {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
-        }
-    })
-}
-
-fn load_embedder(explicit: &Option<PathBuf>) -> anyhow::Result<MiniLmEmbedder> {
-    Ok(MiniLmEmbedder::from_dir(&model_dir(explicit))?)
-}
-
-/// A file's path as messages name it (`x.quire: the snapshot is truncated`).
-fn named(path: &Path) -> impl FnOnce() -> String + '_ {
-    move || path.display().to_string()
-}
-
-fn load_snapshot(path: &Path) -> anyhow::Result<IndexedCorpus> {
-    let bytes = std::fs::read(path).with_context(named(path))?;
-    IndexedCorpus::from_snapshot(&bytes).with_context(named(path))
-}
-
-fn save_snapshot(index: &IndexedCorpus, path: &Path) -> CliResult {
-    let bytes = index.to_snapshot()?;
-    let temporary = path.with_extension("quire.partial");
-    std::fs::write(&temporary, &bytes).with_context(named(&temporary))?;
-    std::fs::rename(&temporary, path).with_context(named(path))?;
-    eprintln!("wrote {} ({:.1} KiB)", path.display(), bytes.len() as f64 / 1024.0);
-    Ok(())
-}
-
-fn progress(total: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    let template = format!("{label:>9} [{{bar:30}}] {{pos}}/{{len}} {{per_sec}} eta {{eta}} {{wide_msg}}");
-    bar.set_style(ProgressStyle::with_template(&template).expect("static template").progress_chars("=> "));
-    bar
-}
-
-fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
-    let index = load_snapshot(snapshot)?;
-    let summary = index.summary();
-    if json {
-        let mut value = serde_json::to_value(&summary)?;
-        value["chunk_index"] = format!("{:?}", index.chunk_index().kind()).into();
-        value["model"] = serde_json::to_value(index.model())?;
-        value["settings"] = serde_json::to_value(index.settings())?;
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
-    }
-    println!("snapshot   {} (format v{})", snapshot.display(), quire::store::FORMAT_VERSION);
-    let short_hash: String = index.model().model_hash.chars().take(16).collect();
-    println!("model      {} [{short_hash}]", index.model().name);
-    println!("documents  {}", summary.documents);
-    let languages: Vec<String> = summary.languages.iter().map(|(code, count)| format!("{code} {count}")).collect();
-    println!("languages  {}", languages.join(", "));
-    println!("sections   {}", summary.sections);
-    println!("chunks     {} (index: {:?})", summary.chunks, index.chunk_index().kind());
-    if summary.copied_chunks > 0 {
-        println!(
-            "  copies   {} repeat another document's passage: embedded once, found as the original",
-            summary.copied_chunks
-        );
-    }
-    println!("entities   {} ({} external)", summary.entities, summary.external_entities);
-    println!("mentions   {} ({} linked)", summary.mentions, summary.linked_mentions);
-    println!("relations  {} of {} types", summary.relations, summary.relation_types);
-    println!(
-        "vectors    {} distinct texts, {:.1} KiB int8, of {}",
-        summary.embeddings,
-        summary.embedding_bytes as f64 / 1024.0,
-        match summary.node_vectors {
-            true => "every node",
-            false => "chunks (other nodes' are embedded when a retriever that searches them is first used)",
-        }
-    );
-    println!("graph nodes");
-    for (kind, count) in &summary.graph.nodes {
-        println!("  {kind:<18} {count}");
-    }
-    println!("graph edges");
-    for (kind, count) in &summary.graph.edges {
-        println!("  {kind:<18} {count}");
-    }
-    let chunk_graph = &summary.chunk_graph;
-    let threshold = |t: Option<f32>| t.map_or("none".to_string(), |t| format!("{t:.3}"));
-    println!("chunk graph (seed 004)");
-    println!("  {:<18} {} (largest {} chunks)", "communities", chunk_graph.communities, chunk_graph.largest_community);
-    println!(
-        "  {:<18} {} (cosine ≥ {})",
-        "similar_to edges",
-        chunk_graph.similar_edges,
-        threshold(chunk_graph.similar_threshold)
-    );
-    println!(
-        "  {:<18} {} (cosine ≥ {})",
-        "comm_similar_to",
-        chunk_graph.community_links,
-        threshold(chunk_graph.link_threshold)
-    );
-    if list_documents {
-        println!("documents");
-        for doc in &index.corpus().documents {
-            println!("  {}  {}  \"{}\"", doc.language.code(), doc.source, doc.title);
-        }
-    }
-    Ok(())
-}
-
-/// How `quire query` prints what it found.
-enum Show {
-    Lists,
-    Trace,
-    Json,
-}
-
-fn query(
-    model: &Option<PathBuf>,
-    snapshot: &Path,
-    text: &str,
-    k: usize,
-    (method, fusion_model): (&str, Option<&Path>),
-    show: Show,
-) -> CliResult {
-    let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
-    let index = load_snapshot(snapshot)?;
-    let embedder = load_embedder(model)?;
-    index.check_model(embedder.identity())?;
-    let index = indexing::with_vectors_for(&embedder, index, method.reads_node_vectors(), Some(snapshot))?;
-    let vector = embedder.embed(&[text])?.remove(0);
-    let started = Instant::now();
-    let (hits, trace) =
-        method.rank(&index, retrieve::Query::new(text, &vector), retrieve::document_depth(k)).grouped(&index, k);
-    let elapsed = started.elapsed();
-    match show {
-        Show::Json => {
-            let view = |hit: &retrieve::ScoredChunk| (hit.score, index.chunk_view(hit.chunk));
-            let results: Vec<_> = hits
-                .iter()
-                .map(|hit| {
-                    let (score, best) = view(&hit.best);
-                    let more: Vec<_> = hit.more.iter().map(view).collect();
-                    let also_in: Vec<&str> = hit.also_in.iter().map(|&d| document_source(&index, d)).collect();
-                    serde_json::json!({ "score": score, "chunk": best, "more": more, "also_in": also_in })
-                })
-                .collect();
-            let json = serde_json::json!({ "method": method.name(), "results": results, "trace": trace });
-            println!("{}", serde_json::to_string_pretty(&json)?);
-            return Ok(());
-        }
-        Show::Trace => println!("{}", trace.render()),
-        Show::Lists if trace.fusion.is_some() => {
-            for list in &trace.retrievers {
-                println!("\n{}", list.retriever);
-                for traced in &list.chunks {
-                    print_hit(&index, traced.rank, traced.chunk, traced.score, "");
+    /// Every argument of every command, in `quire --help` and `quire <command> --help`, says what it is for.
+    #[test]
+    fn every_argument_has_help() {
+        let command = Cli::command();
+        let mut missing = Vec::new();
+        for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+            for arg in sub.get_arguments().chain(command.get_arguments()) {
+                if arg.get_help().is_none() && arg.get_long_help().is_none() && !arg.is_hide_set() {
+                    missing.push(format!("quire {} {}", sub.get_name(), arg.get_id()));
                 }
             }
         }
-        Show::Lists => {}
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
     }
-    println!("\n{} — {}", method.name(), method.description());
-    let inputs: Vec<&str> = trace.retrievers.iter().map(|r| r.retriever.as_str()).collect();
-    for (position, hit) in hits.iter().enumerate() {
-        let best = hit.best;
-        let row = trace.fusion.as_ref().and_then(|f| f.rows.iter().find(|row| row.chunk == best.chunk));
-        let note = row.map(|row| retrieve::fusion::describe_ranks(&inputs, &row.ranks)).unwrap_or_default();
-        print_hit(&index, position + 1, best.chunk, best.score, &note);
-        if !hit.more.is_empty() {
-            let labels: Vec<String> = hit.more.iter().map(|c| index.chunk_view(c.chunk).label).collect();
-            println!("      + {} more from this document: {}", hit.more.len(), labels.join(" · "));
-        }
-        if !hit.also_in.is_empty() {
-            let copies: Vec<&str> = hit.also_in.iter().map(|&d| document_source(&index, d)).collect();
-            println!("      also in {}", copies.join(", "));
-        }
-    }
-    println!("\n({:.1} ms retrieval, query embedding excluded)", elapsed.as_secs_f64() * 1000.0);
-    Ok(())
-}
-
-fn document_source(index: &IndexedCorpus, document: u32) -> &str {
-    &index.corpus().documents[document as usize].source
-}
-
-/// Method names, `learned` running the network in `fusion_model` when one is given.
-fn parse_methods(names: &[String], fusion_model: Option<&Path>) -> anyhow::Result<Vec<retrieve::Method>> {
-    let is_learned = |name: &String| name.trim().eq_ignore_ascii_case(retrieve::LEARNED);
-    if fusion_model.is_some() && !names.iter().any(is_learned) {
-        bail!("--fusion-model is run by the `{}` method only, and it was not asked for", retrieve::LEARNED);
-    }
-    let model = fusion_model.map(load_fusion_model).transpose()?;
-    let method = |name: &String| match &model {
-        Some(model) if is_learned(name) => Ok(retrieve::Method::Learned(model.clone())),
-        _ => retrieve::Method::parse(name),
-    };
-    Ok(names.iter().map(method).collect::<Result<_, _>>()?)
-}
-
-fn load_fusion_model(path: &Path) -> anyhow::Result<Arc<retrieve::FusionModel>> {
-    let bytes = std::fs::read(path).with_context(named(path))?;
-    let model = retrieve::FusionModel::from_bytes(&bytes).with_context(named(path))?;
-    Ok(Arc::new(model))
-}
-
-fn print_hit(index: &IndexedCorpus, position: usize, chunk_id: u32, score: f32, note: &str) {
-    let view = index.chunk_view(chunk_id);
-    let page = view.page.map(|p| format!(", page {p}")).unwrap_or_default();
-    let note = if note.is_empty() { String::new() } else { format!("  ({note})") };
-    println!("{position:>3}. {score:.4}  {}{note}", view.label);
-    println!("      {} chars {}–{}{page}", view.source, view.chars.0, view.chars.1);
-    let text = view.text.replace('\n', " ");
-    let preview: String = text.chars().take(160).collect();
-    println!("      {preview}{}", if text.chars().count() > 160 { "…" } else { "" });
 }

@@ -18,7 +18,8 @@ use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::{CliResult, handout, indexing, load_embedder, load_snapshot, named};
+use super::shared::{CliResult, load_embedder, load_snapshot, named};
+use super::{handout, indexing};
 
 /// A file written into the site, and the hash of its bytes.
 struct Written {

@@ -11,7 +11,7 @@ use quire::retrieve::fusion::training::{self, TrainingSettings};
 use quire::retrieve::{Method, Retriever};
 
 use super::eval::{LabelledIndex, load_labelled};
-use super::{CliResult, named, progress};
+use super::shared::{CliResult, named, progress};
 
 #[derive(clap::Args)]
 pub struct TrainArgs {

@@ -3,7 +3,7 @@
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata, RelationOrigin};
+use super::document::{BlockKind, DeclaredRelation, DocumentBuilder, LinkKind, Metadata};
 use super::html;
 
 mod front_matter;

@@ -11,15 +11,17 @@
 
 use std::collections::HashMap;
 
-use pdf_extract::{MediaBox, Object, OutputDev, OutputError, Transform};
+use pdf_extract::Object;
 
 use super::Malformed;
 use super::document::{BlockKind, DocumentBuilder, Metadata, collapse_whitespace};
 
 mod headings;
+mod lines;
 mod outline;
 
 use headings::{Headings, body_size, headings_from_layout, headings_from_outline, normalised, without_numbering};
+use lines::{Line, LineCollector, decode_text_string};
 
 pub fn parse(bytes: &[u8], builder: &mut DocumentBuilder) -> Result<Metadata, Malformed> {
     // pdf-extract panics on some malformed files instead of returning an error: `corpus::parse_guarded`
@@ -119,111 +121,6 @@ fn metadata_title(document: &pdf_extract::Document) -> Option<String> {
     let title = title.strip_prefix("Microsoft Word - ").unwrap_or(&title).to_string();
     let placeholder = ["untitled", "title", "document", "slide 1"].contains(&title.to_lowercase().as_str());
     (!title.is_empty() && !placeholder && !title.ends_with(".dvi")).then_some(title)
-}
-
-/// A PDF text string: UTF-16BE after its byte order mark, else PDFDocEncoding (Latin-1 for what titles use).
-fn decode_text_string(bytes: &[u8]) -> String {
-    match bytes.strip_prefix(&[0xFE, 0xFF]) {
-        Some(utf16) => encoding_rs::UTF_16BE.decode_without_bom_handling(utf16).0.into_owned(),
-        None => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
-    }
-}
-
-/// One line of text as laid out on its page.
-#[derive(Clone, Debug, Default)]
-struct Line {
-    text: String,
-    /// The largest glyph on the line, in points.
-    size: f32,
-    /// Distance from the top of the page to the baseline.
-    y: f32,
-    /// Gaps wider than two spaces between runs of words: columns, as in a table row.
-    column_gaps: usize,
-}
-
-/// Collects glyphs into lines, one list per page (pdf-extract's own text output keeps no sizes).
-#[derive(Default)]
-struct LineCollector {
-    pages: Vec<Vec<Line>>,
-    line: Option<Line>,
-    page_height: f64,
-    last_end: f64,
-    word_start: bool,
-    /// The last glyph and where it started: fake bold prints each glyph twice, a hair apart.
-    last_glyph: (String, f64, f64),
-}
-
-impl LineCollector {
-    fn end_line(&mut self) {
-        if let Some(line) = self.line.take().filter(|l| !l.text.trim().is_empty())
-            && let Some(page) = self.pages.last_mut()
-        {
-            page.push(Line { text: collapse_whitespace(&line.text), ..line });
-        }
-    }
-}
-
-impl OutputDev for LineCollector {
-    fn begin_page(&mut self, _: u32, media_box: &MediaBox, _: Option<(f64, f64, f64, f64)>) -> Result<(), OutputError> {
-        self.end_line();
-        self.pages.push(Vec::new());
-        self.page_height = media_box.ury - media_box.lly;
-        Ok(())
-    }
-
-    fn end_page(&mut self) -> Result<(), OutputError> {
-        self.end_line();
-        Ok(())
-    }
-
-    fn output_character(
-        &mut self,
-        trm: &Transform,
-        width: f64,
-        _: f64,
-        font_size: f64,
-        glyph: &str,
-    ) -> Result<(), OutputError> {
-        // The glyph's size on the page: the text matrix scales the font's nominal size.
-        let (sx, sy) = (font_size * (trm.m11 + trm.m21), font_size * (trm.m12 + trm.m22));
-        let size = (sx * sy).abs().sqrt();
-        let (x, y) = (trm.m31, self.page_height - trm.m32);
-        let (last, last_x, last_y) = &self.last_glyph;
-        if last == glyph && (x - last_x).abs() < size * 0.2 && (y - last_y).abs() < size * 0.2 {
-            return Ok(());
-        }
-        self.last_glyph = (glyph.to_string(), x, y);
-        let same_line = self.line.as_ref().is_some_and(|l| (y - l.y as f64).abs() <= size * 0.5);
-        if !same_line || (self.word_start && x + size < self.last_end) {
-            self.end_line();
-            self.line = Some(Line { y: y as f32, ..Line::default() });
-        } else if self.word_start && x > self.last_end + size * 0.1 {
-            let line = self.line.as_mut().expect("a line is open");
-            line.text.push(' ');
-            if x > self.last_end + size * 2.0 {
-                line.column_gaps += 1;
-            }
-        }
-        let line = self.line.as_mut().expect("a line is open");
-        line.text.push_str(glyph);
-        line.size = line.size.max(size as f32);
-        self.word_start = false;
-        self.last_end = x + width * size;
-        Ok(())
-    }
-
-    fn begin_word(&mut self) -> Result<(), OutputError> {
-        self.word_start = true;
-        Ok(())
-    }
-
-    fn end_word(&mut self) -> Result<(), OutputError> {
-        Ok(())
-    }
-
-    fn end_line(&mut self) -> Result<(), OutputError> {
-        Ok(())
-    }
 }
 
 /// A line as it repeats from page to page: digits (page numbers, dates) do not count.

@@ -55,7 +55,9 @@ impl IngestReport {
         let copies = self
             .duplicates
             .iter()
-            .map(|(copy, kept)| (format!("{copy}: {}", super::duplicate_note(kept)), format!("{copy} = {kept}")))
+            .map(|(copy, kept)| {
+                (format!("{copy}: {}", super::ingest::duplicate_note(kept)), format!("{copy} = {kept}"))
+            })
             .collect();
         lines.extend(group(copies, |n| format!("{n} files repeat another file's content: each indexed once")));
         lines.extend(group(redirects, |n| format!("{n} redirect pages not indexed: the pages they lead to are")));

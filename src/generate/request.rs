@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::endpoint::{Endpoint, Provider};
 use super::prompt::Message;
-use super::{Endpoint, Provider};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpRequest {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::Provider;
+use super::endpoint::Provider;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {

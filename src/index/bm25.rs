@@ -5,13 +5,14 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Hit, top_k};
+use super::hits::{Hit, top_k};
 use crate::analyzer::{Analyzer, Analyzers};
 use crate::error::Inconsistent;
 use crate::language::Language;
 
 mod lists;
 
+pub use lists::Posting;
 use lists::{PostingLists, Terms};
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,13 +25,6 @@ impl Default for Bm25Params {
     fn default() -> Self {
         Self { k1: 1.2, b: 0.75 }
     }
-}
-
-/// A text holding a term, and how often.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Posting {
-    pub doc: u32,
-    pub tf: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@
 use instant_distance::{Builder, HnswMap, Point, Search};
 use serde::{Deserialize, Serialize};
 
-use super::{Hit, top_k};
+use super::hits::{Hit, top_k};
 use crate::error::Inconsistent;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

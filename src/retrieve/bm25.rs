@@ -1,7 +1,7 @@
 //! Okapi BM25 retriever (seed 004) over every chunk's contextual text.
 
+use super::query::ChunkList;
 use super::reader::IndexReader;
-use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 
 /// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.

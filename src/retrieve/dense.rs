@@ -1,7 +1,7 @@
 //! Vector retriever (seed 000): cosine between the query and every chunk's contextual text.
 
+use super::query::ChunkList;
 use super::reader::IndexReader;
-use super::shared::ChunkList;
 use super::{Query, ScoredChunk};
 
 /// What this retriever does, for the CLI's and the app's lists; built from its constants where it has them.

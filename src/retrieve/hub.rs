@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::shared::cosines;
+use super::query::cosines;
 use super::trace::{NodeKind, Step, TraceNode};
 use super::{Query, Retrieval, rank_chunks};
 use crate::corpus::{DocId, EntityId};

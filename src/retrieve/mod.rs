@@ -23,20 +23,14 @@ mod one_hop;
 pub mod over_fragments;
 mod page;
 mod path;
+mod query;
 pub mod reader;
+mod registry;
 mod retriever;
+mod scored;
 mod section;
-mod shared;
 pub mod trace;
 mod triplet;
-
-use std::collections::HashMap;
-
-use serde::{Deserialize, Serialize};
-
-use crate::corpus::{ChunkId, EntityId};
-use crate::index::Hit;
-use crate::store::IndexedCorpus;
 
 pub use bm25::bm25;
 pub use community::community;
@@ -55,120 +49,13 @@ pub use one_hop::{linked_documents, one_hop};
 pub use page::page;
 pub use path::path;
 pub(crate) use path::tier_chunks;
+pub(crate) use query::nearest;
+pub use query::{Query, Retrieval, SharedSearches};
 pub use reader::IndexReader;
+pub(crate) use reader::rank_chunks;
+use reader::{chunks_about, citing_chunks};
 pub use retriever::Retriever;
+pub use scored::{FUSION_DEPTH, ScoredChunk};
 pub use section::section;
-pub use shared::SharedSearches;
-pub(crate) use shared::nearest;
 pub use trace::{FusionRow, FusionTrace, RetrieverTrace, Step, Trace, TraceNode, TracedChunk};
 pub use triplet::triplet;
-
-/// How deep each retriever's list goes before fusion, whatever depth is asked of the fusion.
-pub const FUSION_DEPTH: usize = 100;
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScoredChunk {
-    pub chunk: ChunkId,
-    pub score: f32,
-}
-
-impl From<Hit> for ScoredChunk {
-    fn from(hit: Hit) -> Self {
-        ScoredChunk { chunk: hit.id, score: hit.score }
-    }
-}
-
-impl From<&FusedChunk> for ScoredChunk {
-    fn from(fused: &FusedChunk) -> Self {
-        ScoredChunk { chunk: fused.chunk, score: fused.score }
-    }
-}
-
-/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding,
-/// where the searches its retrievers share are kept while they run, and a retriever's list ranked elsewhere
-/// (by an LLM-assisted variant of it) that stands in for its own.
-#[derive(Clone, Copy)]
-pub struct Query<'a> {
-    pub text: &'a str,
-    pub vector: &'a [f32],
-    shared: Option<&'a SharedSearches>,
-    given: Option<(Retriever, &'a Retrieval)>,
-}
-
-impl<'a> Query<'a> {
-    pub fn new(text: &'a str, vector: &'a [f32]) -> Self {
-        Query { text, vector, shared: None, given: None }
-    }
-
-    /// The query with `list` standing in for `retriever`'s own: a method that does not read that retriever
-    /// takes it as one more input, and a single retriever becomes the standardised sum of both.
-    pub fn giving(self, retriever: Retriever, list: &'a Retrieval) -> Self {
-        Query { given: Some((retriever, list)), ..self }
-    }
-
-    /// The query by its words alone: every retriever that reads vectors passes it by (an empty vector would
-    /// score every chunk alike, and arbitrary chunks would fill their lists).
-    pub fn without_vector(self) -> Self {
-        Query { vector: &[], ..self }
-    }
-
-    /// Whether it has a vector to compare.
-    pub fn has_vector(&self) -> bool {
-        !self.vector.is_empty()
-    }
-
-    /// The query with its retrievers' searches kept in `shared`, unless it already keeps them somewhere.
-    pub fn sharing<'b>(self, shared: &'b SharedSearches) -> Query<'b>
-    where
-        'a: 'b,
-    {
-        Query { shared: Some(self.shared.unwrap_or(shared)), ..self }
-    }
-}
-
-impl std::fmt::Debug for Query<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Query").field("text", &self.text).finish_non_exhaustive()
-    }
-}
-
-/// What one retriever returns: its chunks, best first, and what it did.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Retrieval {
-    pub chunks: Vec<ScoredChunk>,
-    pub steps: Vec<Step>,
-}
-
-/// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
-/// chunk of a page scored by the page) are ordered by their own cosine with the query.
-pub(crate) fn rank_chunks(
-    index: &dyn reader::IndexReader,
-    query: &[f32],
-    scored: impl IntoIterator<Item = (ChunkId, f32)>,
-    depth: usize,
-) -> Vec<ScoredChunk> {
-    let mut best: HashMap<ChunkId, f32> = HashMap::new();
-    for (chunk, score) in scored {
-        let entry = best.entry(chunk).or_insert(f32::NEG_INFINITY);
-        *entry = entry.max(score);
-    }
-    let mut ranked: Vec<(ScoredChunk, f32)> =
-        best.into_iter().map(|(chunk, score)| (ScoredChunk { chunk, score }, index.similarity(query, chunk))).collect();
-    ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then(b.1.total_cmp(&a.1)).then(a.0.chunk.cmp(&b.0.chunk)));
-    ranked.truncate(depth);
-    ranked.into_iter().map(|(hit, _)| hit).collect()
-}
-
-/// Chunks citing an entity.
-fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    index.graph().citing_chunks(entity)
-}
-
-/// Chunks about an entity: those citing it, and those of its page.
-fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
-    let mut chunks = citing_chunks(index, entity);
-    if let Some(document) = index.corpus().entities[entity as usize].document {
-        chunks.extend(index.corpus().document_chunks(document));
-    }
-    chunks
-}

@@ -10,8 +10,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::query::Query;
+use super::scored::ScoredChunk;
 use super::trace::{NodeKind, TraceNode};
-use super::{Query, ScoredChunk};
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, DocId, EntityId};
 use crate::graph::CommunityLink;
@@ -230,4 +231,38 @@ impl IndexReader for FragmentedIndex {
     fn community_dense(&self, _: Query<'_>, _: usize) -> Vec<Hit> {
         Vec::new()
     }
+}
+
+/// Chunks scored by a retriever, best first, each once with its best score; chunks with equal scores (every
+/// chunk of a page scored by the page) are ordered by their own cosine with the query.
+pub(crate) fn rank_chunks(
+    index: &dyn IndexReader,
+    query: &[f32],
+    scored: impl IntoIterator<Item = (ChunkId, f32)>,
+    depth: usize,
+) -> Vec<ScoredChunk> {
+    let mut best: HashMap<ChunkId, f32> = HashMap::new();
+    for (chunk, score) in scored {
+        let entry = best.entry(chunk).or_insert(f32::NEG_INFINITY);
+        *entry = entry.max(score);
+    }
+    let mut ranked: Vec<(ScoredChunk, f32)> =
+        best.into_iter().map(|(chunk, score)| (ScoredChunk { chunk, score }, index.similarity(query, chunk))).collect();
+    ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then(b.1.total_cmp(&a.1)).then(a.0.chunk.cmp(&b.0.chunk)));
+    ranked.truncate(depth);
+    ranked.into_iter().map(|(hit, _)| hit).collect()
+}
+
+/// Chunks citing an entity.
+pub(super) fn citing_chunks(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    index.graph().citing_chunks(entity)
+}
+
+/// Chunks about an entity: those citing it, and those of its page.
+pub(super) fn chunks_about(index: &IndexedCorpus, entity: EntityId) -> Vec<ChunkId> {
+    let mut chunks = citing_chunks(index, entity);
+    if let Some(document) = index.corpus().entities[entity as usize].document {
+        chunks.extend(index.corpus().document_chunks(document));
+    }
+    chunks
 }

@@ -10,7 +10,9 @@ use crate::corpus::{ChunkId, Corpus, DocId, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
 use crate::index::{Bm25Index, VectorIndex};
 
-use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph, text_key};
+use super::indexed::{
+    EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph, text_key,
+};
 
 /// Every node text of a corpus in a fixed order: pages, sections, chunks (with their context line),
 /// entities, relation types and their inverses, relation statements.

@@ -13,18 +13,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors};
-use crate::corpus::document::{DeclaredRelation, Link, TextBlock};
-use crate::corpus::{
-    Chunk, Corpus, CorpusSettings, DocId, Document, Entity, Format, Mention, Relation, RelationType, Section,
-    SectionId, Span,
-};
+use super::indexed::{EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph};
+use crate::corpus::Corpus;
 use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
 use crate::graph::ChunkGraph;
 use crate::index::vectors::UncheckedVectorIndex;
 use crate::index::{Bm25Index, QuantizedVectors};
-use crate::language::Language;
+
+mod earlier;
+
+use earlier::{CorpusBeforeHeaders, CorpusBeforeLanguages};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
 pub const FORMAT_VERSION: u32 = 8;
@@ -75,6 +74,16 @@ struct Body<C, E, R, V, B, S, M, G, N> {
     vectors: N,
 }
 
+impl IndexedCorpus {
+    pub fn to_snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
+        encode(self)
+    }
+
+    pub fn from_snapshot(bytes: &[u8]) -> Result<Self, SnapshotError> {
+        decode(bytes)
+    }
+}
+
 pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     let body = Body {
         settings: &index.settings,
@@ -105,119 +114,6 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
 
 type OwnedBody<G, N, C = Corpus> =
     Body<C, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
-
-/// A document as version 7 and earlier stored it: without a language.
-#[derive(Deserialize)]
-struct DocumentBeforeLanguages {
-    source: String,
-    content_hash: [u8; 16],
-    format: Format,
-    title: String,
-    title_is_identifier: bool,
-    aliases: Vec<String>,
-    type_hint: Option<String>,
-    declared_relations: Vec<DeclaredRelation>,
-    text: String,
-    blocks: Vec<TextBlock>,
-    links: Vec<Link>,
-}
-
-impl From<DocumentBeforeLanguages> for Document {
-    fn from(old: DocumentBeforeLanguages) -> Document {
-        Document {
-            source: old.source,
-            content_hash: old.content_hash,
-            format: old.format,
-            title: old.title,
-            title_is_identifier: old.title_is_identifier,
-            aliases: old.aliases,
-            type_hint: old.type_hint,
-            declared_relations: old.declared_relations,
-            text: old.text,
-            blocks: old.blocks,
-            links: old.links,
-            language: Language::English,
-        }
-    }
-}
-
-/// A corpus as version 7 stored it: its documents had no language.
-#[derive(Deserialize)]
-struct CorpusBeforeLanguages {
-    settings: CorpusSettings,
-    documents: Vec<DocumentBeforeLanguages>,
-    sections: Vec<Section>,
-    chunks: Vec<Chunk>,
-    entities: Vec<Entity>,
-    mentions: Vec<Mention>,
-    relation_types: Vec<RelationType>,
-    relations: Vec<Relation>,
-}
-
-impl From<CorpusBeforeLanguages> for Corpus {
-    fn from(old: CorpusBeforeLanguages) -> Corpus {
-        let CorpusBeforeLanguages {
-            settings,
-            documents,
-            sections,
-            chunks,
-            entities,
-            mentions,
-            relation_types,
-            relations,
-        } = old;
-        let documents = documents.into_iter().map(Document::from).collect();
-        Corpus { settings, documents, sections, chunks, entities, mentions, relation_types, relations }
-    }
-}
-
-/// A corpus as version 6 and earlier stored it: its chunks had no table header.
-#[derive(Deserialize)]
-struct CorpusBeforeHeaders {
-    settings: CorpusSettings,
-    documents: Vec<DocumentBeforeLanguages>,
-    sections: Vec<Section>,
-    chunks: Vec<ChunkBeforeHeaders>,
-    entities: Vec<Entity>,
-    mentions: Vec<Mention>,
-    relation_types: Vec<RelationType>,
-    relations: Vec<Relation>,
-}
-
-#[derive(Deserialize)]
-struct ChunkBeforeHeaders {
-    document: DocId,
-    section: Option<SectionId>,
-    ordinal: u32,
-    span: Span,
-    page: Option<u32>,
-    tokens: u32,
-    uri: String,
-}
-
-impl From<CorpusBeforeHeaders> for Corpus {
-    fn from(old: CorpusBeforeHeaders) -> Corpus {
-        let chunks = old
-            .chunks
-            .into_iter()
-            .map(|c| Chunk {
-                document: c.document,
-                section: c.section,
-                ordinal: c.ordinal,
-                span: c.span,
-                page: c.page,
-                tokens: c.tokens,
-                header: None,
-                uri: c.uri,
-            })
-            .collect();
-        let CorpusBeforeHeaders {
-            settings, documents, sections, entities, mentions, relation_types, relations, ..
-        } = old;
-        let documents = documents.into_iter().map(Document::from).collect();
-        Corpus { settings, documents, sections, chunks, entities, mentions, relation_types, relations }
-    }
-}
 
 impl<G, N, C: Into<Corpus>> OwnedBody<G, N, C> {
     fn into_current(self) -> OwnedBody<G, N> {
@@ -279,7 +175,7 @@ impl StoredChunkGraph for () {
         rows: &NodeRows,
         settings: &IndexSettings,
     ) -> ChunkGraph {
-        super::build_chunk_graph(corpus, vectors, rows, settings)
+        build_chunk_graph(corpus, vectors, rows, settings)
     }
 }
 

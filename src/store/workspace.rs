@@ -10,7 +10,8 @@ use crate::corpus::{ChunkId, Document, TokenCounter};
 use crate::embed::ModelIdentity;
 use crate::language::Language;
 
-use super::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
+use super::builder::IndexBuilder;
+use super::indexed::{IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
 
 /// Why an update cannot be made; the current index is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]

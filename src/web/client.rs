@@ -15,31 +15,10 @@ use connection::Started;
 use engines::{Engines, OpenedByWords, WholeToLoad, with};
 
 use super::calls::{Call, Open, OpenFragments, OpenSaved, Query};
+pub use super::error::Failure;
 use super::error::{EngineError, ModelUnavailable};
 use super::protocol::{Answer, IndexState, MethodSpec, Progress, decode};
-
-/// The role `main` takes in an engine worker.
-pub const ROLE: &str = "engine";
-
-/// Which engine a worker runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// The page's own module: opens an index and answers by words at once.
-    ByWords,
-    /// The engine's module: everything, answering by words until its model has loaded.
-    Full,
-}
-
-/// Why a call got no answer.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, thiserror::Error)]
-pub enum Failure {
-    /// The engine refused or failed the call (or it never reached an engine); it runs on, its index as it was.
-    #[error(transparent)]
-    Refused(#[from] EngineError),
-    /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
-    #[error("the engine stopped: {message}")]
-    Crashed { message: String, parsing: Option<String> },
-}
+pub use super::roles::Kind;
 
 /// Starts an engine of `kind` (ending any running one) and waits until it takes calls: one that answers
 /// by words at once, or the full one, which answers by words while its model loads. `on_progress` hears

@@ -9,8 +9,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::Failure;
 use crate::store::{ModelMismatch, UpdateError};
+
+/// Why a call of the page got no answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub enum Failure {
+    /// The engine refused or failed the call (or it never reached an engine); it runs on, its index as it was.
+    #[error(transparent)]
+    Refused(#[from] EngineError),
+    /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
+    #[error("the engine stopped: {message}")]
+    Crashed { message: String, parsing: Option<String> },
+}
 
 /// What the browser said when a call into it failed: JavaScript's errors carry a message only
 /// (`browser::describe`).

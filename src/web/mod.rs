@@ -2,8 +2,9 @@
 //! pool of embedding workers beside it (`pool`), the calls the page makes of it and their replies (`calls`,
 //! `protocol`), the page's handle on it (`client`: starting it, calling it, the engine by words handing
 //! over to the full one), this browser's storage of the index (`storage`: OPFS), the browser APIs they
-//! share (`browser`), and why a call fails (`error`: `EngineError`, which crosses to the page). The page (`app`) holds views and their state and reaches the engine only through
-//! `client`.
+//! share (`browser`), the roles a worker starts in (`roles`), and why a call fails (`error`: `EngineError`,
+//! which crosses to the page, and `Failure`, what the page's call meets). The page (`app`) holds views and
+//! their state and reaches the engine only through `client`.
 
 pub mod browser;
 pub mod calls;
@@ -12,14 +13,15 @@ pub mod error;
 mod model;
 mod pool;
 pub mod protocol;
+pub mod roles;
 pub mod storage;
 mod worker;
 
 /// The engine module's entry (the `quire` binary): the full engine worker, or one of its embedding workers.
 pub fn start_engine() {
     match browser::worker_role().as_deref() {
-        Some(pool::ROLE) => pool::serve_embedding(),
-        Some(client::ROLE) => worker::serve(),
+        Some(roles::EMBEDDER) => pool::serve_embedding(),
+        Some(roles::ENGINE) => worker::serve(),
         Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
         None => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
     }
@@ -29,7 +31,7 @@ pub fn start_engine() {
 /// worker, and says whether it was.
 pub fn serve_by_words_here() -> bool {
     match browser::worker_role().as_deref() {
-        Some(client::ROLE) => worker::serve_by_words(),
+        Some(roles::ENGINE) => worker::serve_by_words(),
         Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
         None => return false,
     }

@@ -17,6 +17,7 @@ use crate::store::IndexBuilder;
 use super::error::{Damaged, EmbedderDown, EngineError, JsError, PoolError};
 use super::model::load_embedder;
 use super::protocol::{EmbedJob, FromEmbedder, Listeners, from_js, post_to_parent, to_js};
+use super::roles;
 
 /// Texts in the largest job: the embedder's own batch size, so one job is at most one inference call.
 const TEXTS_PER_JOB: usize = 16;
@@ -25,8 +26,6 @@ const TEXTS_PER_JOB: usize = 16;
 const JOBS_PER_WORKER: usize = 2;
 /// Each worker holds a model (tens of MB once planned); more than this costs memory for little gain.
 const MAX_WORKERS: usize = 8;
-/// The role `main` takes in a worker of the pool.
-pub const ROLE: &str = "embed";
 
 /// What a pool worker said, or that it failed.
 enum Event {
@@ -228,7 +227,7 @@ fn claim(
 
 impl Member {
     fn start(index: usize, events: UnboundedSender<(usize, Event)>) -> Result<Member, JsError> {
-        let worker = super::browser::start_worker(ROLE, None)?;
+        let worker = super::browser::start_worker(roles::EMBEDDER, None)?;
         let said = events.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let _ = said.unbounded_send((index, Event::Said(from_js(&event))));

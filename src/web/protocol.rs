@@ -28,12 +28,12 @@ use crate::retrieve::trace::TraceGraph;
 use crate::retrieve::{Fusion, FusionModel, Method, Retriever, Trace};
 use crate::store::CorpusSummary;
 
-pub use super::calls::Request;
 use super::error::{Damaged, EmbedderDown, EngineError, ModelUnavailable};
 
-/// The page to the engine worker.
+/// The page to the engine worker; `Request` is the engine's calls (`calls::Request`), which name this
+/// module's payloads, so the envelope is generic and sits below them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum ToEngine {
+pub enum ToEngine<Request> {
     /// A request whose [`FromEngine::Reply`] carries the same `id`.
     Call { id: u32, request: Request },
     /// Stop the running update at its next step; the index stays as it was.

@@ -1,3 +1,6 @@
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::splitting::MAX_BYTES_PER_TOKEN;
 use super::*;
 use crate::corpus::CorpusSettings;
 use crate::corpus::document::{DocumentBuilder, Format, Metadata};

@@ -8,7 +8,7 @@ use aho_corasick::{AhoCorasickBuilder, MatchKind};
 use crate::corpus::document::Span;
 use crate::corpus::types::{Corpus, DocId, EntityId, Mention};
 
-use super::*;
+use super::table::{EntityTable, TITLE_STOP_LIST, chunk_containing};
 
 /// Entity names found in a short text (a query) by the same rules as unlinked mentions in documents:
 /// case-folded, whole words, leftmost-longest, generic titles and names under the minimum length skipped.

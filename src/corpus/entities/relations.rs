@@ -9,7 +9,7 @@ use crate::analyzer::{Analyzer, is_stop_word};
 use crate::corpus::document::{LinkKind, RelationOrigin, Span};
 use crate::corpus::types::{ChunkId, Corpus, DocId, EntityId, Relation, RelationSource, RelationType, RelationTypeId};
 
-use super::*;
+use super::table::EntityTable;
 
 /// Snake-case relation label: `Launched by` → `launched_by`.
 pub fn relation_type_name(label: &str) -> String {

@@ -2,8 +2,9 @@
 
 use super::mentions::{CaseFolded, is_whole_word};
 use super::relations::{PhraseCandidate, Provenance, phrase_vocabulary, relation_type_name};
-use super::*;
+use super::table::*;
 use crate::corpus::RelationType;
+use crate::corpus::document::{LinkKind, Span};
 
 #[test]
 fn keys_and_candidates() {

@@ -5,7 +5,7 @@ use yaml_rust2::Yaml;
 
 use crate::corpus::Malformed;
 
-use super::*;
+use crate::corpus::document::{DeclaredRelation, Metadata, RelationOrigin};
 
 /// Reads `title`, `aliases`, `type` and every other key whose values hold `[[Target]]` wiki links.
 pub(super) fn read(yaml: &str) -> Result<Metadata, Malformed> {

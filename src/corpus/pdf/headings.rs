@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::*;
+use super::lines::Line;
+use crate::corpus::document::collapse_whitespace;
 
 /// The size most of the text is set in (by characters), to the half point.
 pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
-use super::decode_text_string;
+use super::lines::decode_text_string;
 
 /// Outline entries read at most: a real book has hundreds; past this a crafted outline gives nothing more.
 const MAX_ENTRIES: usize = 10_000;

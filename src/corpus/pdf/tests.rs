@@ -1,5 +1,7 @@
 //! Unit tests of `pdf`, beside it so the module itself reads in one sitting.
 
+use pdf_extract::{MediaBox, OutputDev, Transform};
+
 use super::headings::numbering_depth;
 use super::*;
 

@@ -5,7 +5,8 @@ use crate::corpus::Corpus;
 use crate::index::vectors::dot;
 use crate::index::{HnswParams, QuantizedVectors, VectorIndex};
 
-use super::*;
+use super::documents::percentile;
+use super::parts::{ChunkGraphSettings, Community, CommunityLink};
 
 /// Each community's PageRank-weighted mean chunk vector, normalised. A mean rather than the embedding of
 /// the summary text: the embedder reads 256 word-pieces, so a summary of several chunks would be cut to

@@ -7,7 +7,7 @@ use crate::index::vectors::dot;
 use leiden_rs::{GraphDataBuilder, Leiden, LeidenConfig};
 use std::collections::{BTreeMap, HashMap};
 
-use super::*;
+use super::parts::{ChunkGraphSettings, SimilarEdge};
 
 /// Chunks a chunk is compared with on each side, in document order: every pair of a document of up to 513
 /// chunks is compared (the labelled sets' documents are within it, and their figures are unchanged). Past

@@ -7,7 +7,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::Posting;
+/// A text holding a term, and how often.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Posting {
+    pub doc: u32,
+    pub tf: u32,
+}
 
 /// Terms in byte order, each with its id (the place of its postings), all in one string.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]

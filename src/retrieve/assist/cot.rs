@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{Embed, Question, json_object, strings, system_and_user};
+use super::exchange::{Embed, Question, json_object, strings, system_and_user};
 use crate::chat::Message;
 use crate::corpus::ChunkId;
 use crate::embed::EmbedError;

@@ -3,7 +3,7 @@
 //! candidate entities by vector search). The node-set join then starts from these entities instead of the
 //! gazetteer's matches in the question text, and the base method runs with that join.
 
-use super::{Embed, Question, json_object, strings, system_and_user};
+use super::exchange::{Embed, Question, json_object, strings, system_and_user};
 use crate::chat::Message;
 use crate::corpus::EntityId;
 use crate::embed::EmbedError;

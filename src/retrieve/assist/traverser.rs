@@ -6,7 +6,7 @@
 //! its nodes. These chunks score 1 and come first, ordered by their cosine with the question; the base
 //! method's list fills the rest.
 
-use super::{Question, system_and_user};
+use super::exchange::{Question, system_and_user};
 use crate::chat::Message;
 use crate::corpus::{ChunkId, DocId, EntityId, SectionId};
 use crate::retrieve::trace::NodeKind;

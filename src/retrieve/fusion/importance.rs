@@ -6,8 +6,14 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::learned::{FusionModel, FusionModelError};
-use super::training::LabelledCandidates;
 use crate::retrieve::Retriever;
+
+/// One question's candidates: each chunk's standardised scores (one per retriever) and whether it is relevant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelledCandidates {
+    pub features: Vec<Vec<f32>>,
+    pub relevant: Vec<bool>,
+}
 
 /// Each retriever's importance as seed 000 reported it, measured by permutation: the mean drop in the
 /// questions' nDCG@10 over their candidates when that retriever's column is shuffled within each question,

@@ -16,7 +16,7 @@ use candle_nn::{BatchNorm, BatchNormConfig, Linear, Module, ModuleT, VarBuilder}
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{FusedChunk, best_first, standardised_candidates};
+use super::fused::{FusedChunk, best_first, standardised_candidates};
 use crate::retrieve::{Retriever, ScoredChunk};
 
 /// Hidden layers as seed 000 built them: units and dropout rate, each layer ReLU → batch norm → dropout.

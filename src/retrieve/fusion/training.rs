@@ -22,16 +22,10 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
+pub use super::importance::LabelledCandidates;
 use super::importance::permutation_importance;
 use super::learned::{self, FusionModel, FusionModelError, FusionNetwork, promising, stage_prefix};
 use crate::retrieve::Retriever;
-
-/// One question's candidates: each chunk's standardised scores (one per retriever) and whether it is relevant.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LabelledCandidates {
-    pub features: Vec<Vec<f32>>,
-    pub relevant: Vec<bool>,
-}
 
 /// The schedule, with seed 000's values by default.
 #[derive(Clone, Debug, PartialEq)]

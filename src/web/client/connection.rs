@@ -8,11 +8,11 @@ use futures_channel::oneshot;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use super::{Failure, Kind, ROLE};
 use crate::web::browser::{self, describe};
 use crate::web::calls::Request;
-use crate::web::error::{EngineError, ModelUnavailable};
+use crate::web::error::{EngineError, Failure, ModelUnavailable};
 use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js, to_js};
+use crate::web::roles::{self, Kind};
 
 /// What the page hears from whichever engine runs: progress, and the model having loaded (with the
 /// engine's memory then) or failed.
@@ -58,9 +58,9 @@ impl Connection {
         routes: Routes,
     ) -> Result<(Self, Started), EngineError> {
         let worker = match kind {
-            Kind::ByWords => browser::start_worker(ROLE, None),
+            Kind::ByWords => browser::start_worker(roles::ENGINE, None),
             // Trunk's worker build of the `quire` binary (www/index.html), beside the page.
-            Kind::Full => browser::start_worker(ROLE, Some(&browser::engine_module()?)),
+            Kind::Full => browser::start_worker(roles::ENGINE, Some(&browser::engine_module()?)),
         }
         .map_err(EngineError::WorkerNotStarted)?;
         let Routes { message, crash } = routes;
@@ -103,7 +103,7 @@ impl Connection {
 
     /// Stops the engine's running update at its next step.
     pub fn cancel(&self) {
-        let (bytes, transfer) = to_js(&ToEngine::Cancel);
+        let (bytes, transfer) = to_js(&ToEngine::<Request>::Cancel);
         // Fails only when the worker is gone, and then there is nothing to stop.
         let _ = self.worker.post_message_with_transfer(&bytes, &transfer);
     }

@@ -18,10 +18,10 @@ use std::rc::Rc;
 
 use futures_channel::oneshot;
 
-use super::Kind;
 use super::connection::{Connection, Listener, Routes, Started};
 use crate::web::error::{EngineError, ModelUnavailable};
 use crate::web::protocol::FromEngine;
+use crate::web::roles::Kind;
 
 /// The index the engine by words last opened, for the full engine to open: the snapshot's bytes as the
 /// page gave them (no second download, no export, dropped once it has), the index saved in this browser

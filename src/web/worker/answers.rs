@@ -17,7 +17,7 @@ use crate::web::browser;
 use crate::web::error::EngineError;
 use crate::web::protocol::{Answer, AssistTurn, ResultRow};
 
-use super::{with_engine, with_searchable_index};
+use super::state::{with_engine, with_searchable_index};
 
 /// An LLM-assisted retrieval waiting for the LLM's reply, and when it started.
 struct Waiting {

@@ -14,7 +14,7 @@ use crate::web::error::{EngineError, EvaluationRefused};
 use crate::web::protocol::{Evaluation, FileBytes, Progress, Task};
 
 use super::indexing::run_pipeline;
-use super::{send_progress, with_engine};
+use super::state::{send_progress, with_engine};
 
 /// What an evaluation was asked for (`Request::Evaluate`).
 pub(super) struct EvaluationRequest {

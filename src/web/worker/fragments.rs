@@ -16,13 +16,7 @@ use crate::web::error::{EngineError, Replaced};
 use crate::web::protocol::{Answer, IndexState};
 
 use super::answers::{Shown, answer_shown};
-use super::{Held, with_engine};
-
-/// An index known by its fragments, and the folder they lie in.
-pub(super) struct Fragments {
-    index: FragmentedIndex,
-    folder: String,
-}
+use super::state::{Fragments, Held, with_engine};
 
 /// Replaces the index with the one whose fragments lie in `folder`, with its centroids `by_meaning`; `name`
 /// says which in an error.

@@ -17,7 +17,7 @@ use crate::web::error::EngineError;
 use crate::web::pool::Pool;
 use crate::web::protocol::{FileBytes, IndexOutcome, IndexState, Progress, Task};
 
-use super::{Held, Preview, cancelled, rate, send_progress, with_engine};
+use super::state::{Held, Preview, cancelled, rate, send_progress, with_engine};
 
 /// Texts the engine worker embeds itself between two looks at its messages: a Cancel, or a question asked
 /// while files are indexed, waits at most this (a batch is no faster per text in wasm32).

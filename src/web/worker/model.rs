@@ -11,20 +11,11 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::embed::{MiniLmEmbedder, TextEmbedder};
 use crate::web::browser;
-use crate::web::error::{EngineError, ModelLoadError, ModelUnavailable};
+use crate::web::error::{EngineError, ModelUnavailable};
 use crate::web::model::load_embedder;
 use crate::web::protocol::{FromEngine, Progress, Task};
 
-use super::{post, rate, send_progress, with_engine};
-
-/// The engine's model: the engine by words never asks for one.
-pub(super) enum Model {
-    NotRequested,
-    /// Still downloading; whoever waits for it is told when it is loaded or has failed.
-    Loading(Vec<oneshot::Sender<()>>),
-    Loaded(Rc<MiniLmEmbedder>),
-    Failed(ModelLoadError),
-}
+use super::state::{Model, post, rate, send_progress, with_engine, with_index};
 
 /// Starts loading the model, unless it was started before (its download reported as progress); the page is
 /// told when it is loaded.
@@ -53,9 +44,10 @@ pub(super) fn load() {
         };
         let loaded = load_embedder(on_download).await;
         // An index opened before the model came, embedded by another model, answers by words only.
-        let index_of_another_model = loaded.as_ref().ok().and_then(|embedder| {
-            super::with_index(|index| Ok(index.check_model(embedder.identity()).err())).ok().flatten()
-        });
+        let index_of_another_model = loaded
+            .as_ref()
+            .ok()
+            .and_then(|embedder| with_index(|index| Ok(index.check_model(embedder.identity()).err())).ok().flatten());
         let told = match (&loaded, index_of_another_model) {
             (_, Some(mismatch)) => Err(ModelUnavailable::OtherModel(mismatch)),
             (Ok(_), None) => Ok(browser::wasm_memory_bytes()),

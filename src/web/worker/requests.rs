@@ -16,7 +16,8 @@ use crate::web::error::EngineError;
 use crate::web::protocol::{Answer, AssistTurn, Benchmark, Evaluation, IndexState};
 use crate::web::storage;
 
-use super::{answers, evaluation, fragments, indexing, model, with_index};
+use super::state::with_index;
+use super::{answers, evaluation, fragments, indexing, model};
 
 /// The engine with the embedder and the parsers (the `quire` binary's module).
 pub(super) struct Full;

@@ -1,16 +1,74 @@
-//! The searches several retrievers make for one question, made once. Fused methods run retrievers that
-//! start from the same lists: dense and BM25 feed the node-set join, the one-hop expansion and the triplet
-//! retriever as well as themselves, and the page, section, entity and path retrievers scan the same node
-//! vectors. With all of them chosen, repeating those scans was most of retrieval's time in the browser
-//! (docs/BENCHMARKS.md); sharing them changes no result.
+//! A question as every retriever reads it (its text, its vector, a list ranked elsewhere standing in for a
+//! retriever's own), what one retriever returns, and the searches several retrievers make for one question,
+//! made once. Fused methods run retrievers that start from the same lists: dense and BM25 feed the node-set
+//! join, the one-hop expansion and the triplet retriever as well as themselves, and the page, section,
+//! entity and path retrievers scan the same node vectors. With all of them chosen, repeating those scans was
+//! most of retrieval's time in the browser (docs/BENCHMARKS.md); sharing them changes no result.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::reader::IndexReader;
-use super::{Query, ScoredChunk};
 use crate::index::{Hit, top_k};
 use crate::store::IndexedCorpus;
+
+use super::retriever::Retriever;
+use super::scored::ScoredChunk;
+use super::trace::Step;
+
+/// A query as every retriever needs it: the text (lexical retrievers, entity names) and its embedding,
+/// where the searches its retrievers share are kept while they run, and a retriever's list ranked elsewhere
+/// (by an LLM-assisted variant of it) that stands in for its own.
+#[derive(Clone, Copy)]
+pub struct Query<'a> {
+    pub text: &'a str,
+    pub vector: &'a [f32],
+    pub(super) shared: Option<&'a SharedSearches>,
+    pub(super) given: Option<(Retriever, &'a Retrieval)>,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(text: &'a str, vector: &'a [f32]) -> Self {
+        Query { text, vector, shared: None, given: None }
+    }
+
+    /// The query with `list` standing in for `retriever`'s own: a method that does not read that retriever
+    /// takes it as one more input, and a single retriever becomes the standardised sum of both.
+    pub fn giving(self, retriever: Retriever, list: &'a Retrieval) -> Self {
+        Query { given: Some((retriever, list)), ..self }
+    }
+
+    /// The query by its words alone: every retriever that reads vectors passes it by (an empty vector would
+    /// score every chunk alike, and arbitrary chunks would fill their lists).
+    pub fn without_vector(self) -> Self {
+        Query { vector: &[], ..self }
+    }
+
+    /// Whether it has a vector to compare.
+    pub fn has_vector(&self) -> bool {
+        !self.vector.is_empty()
+    }
+
+    /// The query with its retrievers' searches kept in `shared`, unless it already keeps them somewhere.
+    pub fn sharing<'b>(self, shared: &'b SharedSearches) -> Query<'b>
+    where
+        'a: 'b,
+    {
+        Query { shared: Some(self.shared.unwrap_or(shared)), ..self }
+    }
+}
+
+impl std::fmt::Debug for Query<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query").field("text", &self.text).finish_non_exhaustive()
+    }
+}
+
+/// What one retriever returns: its chunks, best first, and what it did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Retrieval {
+    pub chunks: Vec<ScoredChunk>,
+    pub steps: Vec<Step>,
+}
 
 /// The chunk lists several retrievers start from.
 #[derive(Clone, Copy)]
@@ -57,9 +115,9 @@ impl<K: std::hash::Hash + Eq, V> Memo<K, V> {
 
 impl SharedSearches {
     /// Whether this memo serves `query` over `index` (the first pair it was asked for).
-    fn serves(&self, index: &dyn IndexReader, query: Query<'_>) -> bool {
+    fn serves<Index: ?Sized>(&self, index: &Index, query: Query<'_>) -> bool {
         let identity = [
-            index as *const dyn IndexReader as *const () as usize,
+            index as *const Index as *const () as usize,
             query.vector.as_ptr() as usize,
             query.vector.len(),
             query.text.as_ptr() as usize,
@@ -69,10 +127,10 @@ impl SharedSearches {
     }
 
     /// `list`'s `k` chunks for `query`, searched by `search` unless this memo has them.
-    pub(crate) fn chunks(
+    pub(crate) fn chunks<Index: ?Sized>(
         &self,
         list: ChunkList,
-        (index, query): (&dyn IndexReader, Query<'_>),
+        (index, query): (&Index, Query<'_>),
         k: usize,
         search: impl FnOnce() -> Vec<ScoredChunk>,
     ) -> Vec<ScoredChunk> {
