@@ -113,13 +113,14 @@ def use_tree(tree: str) -> list[tuple[list[str], str | None]]:
             return
         name, _, alias = text.partition(" as ")
         name, alias = name.strip(), alias.strip() or None
-        segments = [s for s in name.split("::") if s]
+        # `{self, …}` names the module the tree is in, so the prefix counts before `self` is dropped.
+        segments = prefix + [s for s in name.split("::") if s]
         if segments and segments[-1] == "self":
             segments = segments[:-1]
         if segments and segments[-1] == "*":
-            yield prefix + segments[:-1], None
+            yield segments[:-1], None
         elif segments:
-            yield prefix + segments, alias or segments[-1]
+            yield segments, alias or segments[-1]
 
     return list(walk([], tree))
 
@@ -128,7 +129,6 @@ def use_tree(tree: str) -> list[tuple[list[str], str | None]]:
 class Module:
     path: str  # e.g. "crate::web::client"
     file: Path
-    code: str = ""
     children: dict[str, "Module"] = field(default_factory=dict)
     parent: "Module | None" = None
     defines: set[str] = field(default_factory=set)
@@ -141,16 +141,15 @@ class Module:
         return self if self.parent is None else self.parent.root
 
 
-def load(file: Path, path: str, parent: Module | None, src: Path) -> Module:
+def load(file: Path, path: str, parent: Module | None) -> Module:
     module = Module(path, file, parent=parent)
     code = without_inline_test_modules(strip(file.read_text()))
-    module.code = code
     module.defines = {m.group(1) or m.group(2) for m in ITEM.finditer(code)} - KEYWORDS
     directory = file.parent if file.name in ("mod.rs", *CRATE_ROOTS) else file.with_suffix("")
     for child in CHILD.findall(code):
         child_file = next((f for f in (directory / f"{child}.rs", directory / child / "mod.rs") if f.exists()), None)
         if child_file:
-            module.children[child] = load(child_file, f"{path}::{child}", module, src)
+            module.children[child] = load(child_file, f"{path}::{child}", module)
     for match in USE.finditer(code):
         line = code.count("\n", 0, match.start()) + 1
         for segments, alias in use_tree(match.group(1)):
@@ -278,7 +277,7 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def check(src: Path) -> list[str]:
     """What breaks the rules in the tree under `src`, one line each; none when it keeps them."""
-    roots = {name: load(src / name, label, None, src) for name, label in CRATE_ROOTS.items() if (src / name).exists()}
+    roots = {name: load(src / name, label, None) for name, label in CRATE_ROOTS.items() if (src / name).exists()}
     resolver = Resolver(roots["lib.rs"])
     graph: dict[str, set[str]] = {}
     why: dict[tuple[str, str], str] = {}
@@ -297,8 +296,9 @@ def check(src: Path) -> list[str]:
         uses = [f"  {a} -> {b}   ({why[(a, b)]})" for a in component for b in sorted(graph[a] & members)]
         found.append("\n".join([f"these modules use each other: {', '.join(component)}", *uses]))
     for module in every:
-        lines = module.file.read_text().count("\n")
-        if lines > MAX_LINES and not LONG_REASON.search(module.file.read_text()):
+        text = module.file.read_text()
+        lines = text.count("\n")
+        if lines > MAX_LINES and not LONG_REASON.search(text):
             found.append(f"{module.file} has {lines} lines and no `//! Over 400 lines: ...` reason")
     return found
 
@@ -316,6 +316,11 @@ SELF_TESTS = {
     "a glob import of the parent that uses the child": (
         {"lib.rs": "mod a;\npub use a::g;\npub struct T;\n", "a.rs": "use super::*;\npub fn g() -> T { T }\n"},
         "crate, crate::a",
+    ),
+    "a module named by `self` in a use tree": (
+        {"lib.rs": "mod a;\nmod b;\n", "a.rs": "use crate::b::{self};\npub fn f() { b::g() }\n",
+         "b.rs": "pub fn g() { crate::a::f() }\n"},
+        "crate::a, crate::b",
     ),
     "a parent that re-exports what its children share from a leaf": (
         {

@@ -84,7 +84,7 @@ impl EmbeddingStore {
         self.add_key(key);
     }
 
-    pub(super) fn add_key(&mut self, key: TextKey) {
+    fn add_key(&mut self, key: TextKey) {
         self.keys.push(key);
         self.rows.insert(key, self.keys.len() as u32 - 1);
     }

@@ -28,7 +28,7 @@ pub struct EntityTable {
 }
 
 /// Records `key` for `id`, marking it ambiguous when another entity already holds it.
-pub(super) fn claim(keys: &mut HashMap<String, Option<EntityId>>, key: String, id: EntityId) {
+fn claim(keys: &mut HashMap<String, Option<EntityId>>, key: String, id: EntityId) {
     keys.entry(key)
         .and_modify(|owner| {
             if *owner != Some(id) {
@@ -39,7 +39,7 @@ pub(super) fn claim(keys: &mut HashMap<String, Option<EntityId>>, key: String, i
 }
 
 /// `notes/a.md` → `notes/a`: links often leave the extension out.
-pub(super) fn without_extension(path: &str) -> &str {
+fn without_extension(path: &str) -> &str {
     let file_start = path.rfind('/').map_or(0, |slash| slash + 1);
     match path[file_start..].rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() && extension.len() <= 5 => &path[..file_start + stem.len()],
@@ -160,7 +160,7 @@ pub(super) fn link_candidates(target: &str) -> Vec<String> {
 }
 
 /// The path part of a target: no scheme or host, no query, no fragment.
-pub(super) fn link_path(target: &str) -> &str {
+fn link_path(target: &str) -> &str {
     let target = target.trim();
     let without_fragment = target.split('#').next().unwrap_or("");
     let without_query = without_fragment.split('?').next().unwrap_or("");
