@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use quire::corpus::{self, Document, SourceFile};
-use quire::embed::{EmbedError, MiniLmEmbedder, ModelIdentity, TextEmbedder};
+use quire::embed::{EmbedError, Embedder, EmbeddingModel, ModelIdentity, TextEmbedder};
 use quire::store::{IndexBuilder, IndexSettings, Vectors, plan_index};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
     };
     let words = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(48);
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let embedder = MiniLmEmbedder::from_dir(&models).expect("the model loads (bash models/fetch.sh)");
+    let embedder = Embedder::from_dir(&models, EmbeddingModel::MiniLm).expect("the model loads (bash models/fetch.sh)");
     let started = Instant::now();
     let files = documentation_files();
     let report = corpus::ingest(&files, &IndexSettings::default().corpus);
@@ -76,7 +76,7 @@ fn main() {
 /// a proportional guess kept inside the bounds found so far, since one document can hold hundreds of chunks
 /// and proportion alone can swing between two prefixes forever (it did at 1,000 chunks). Planning all 33k
 /// documents to count them would take most of half an hour on two cores.
-fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &MiniLmEmbedder) -> IndexBuilder {
+fn plan_about(documents: Vec<Document>, chunks: usize, embedder: &Embedder) -> IndexBuilder {
     const SAMPLE: usize = 500;
     let plan = |documents: &[Document]| {
         let identity = embedder.identity().clone();
@@ -132,7 +132,7 @@ fn documentation_files() -> Vec<SourceFile> {
 
 /// An embedder of each text's first `words` words.
 struct FirstWords<'a> {
-    embedder: &'a MiniLmEmbedder,
+    embedder: &'a Embedder,
     words: usize,
 }
 

@@ -4,14 +4,14 @@
 use std::time::Instant;
 
 use quire::bench::measure_throughput;
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{Embedder, EmbeddingModel};
 
 const TOKENS: usize = 128;
 
 fn main() {
     let count: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(64);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let embedder = MiniLmEmbedder::from_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let embedder = Embedder::from_dir(&dir, EmbeddingModel::MiniLm).unwrap_or_else(|e| panic!("{e}"));
     let clock = Instant::now();
     let report = measure_throughput(&embedder, count, TOKENS, &|| clock.elapsed().as_secs_f64() * 1000.0).unwrap();
     let (unbatched, batched) = (report.ms_per_sequence_unbatched, report.ms_per_sequence_batched);

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use quire::bench::Xorshift;
 use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{Embedder, EmbeddingModel};
 
 const WORDS: &[&str] = &[
     "orbit", "moon", "planet", "signal", "archive", "river", "mountain", "treaty", "engine", "harvest", "language",
@@ -155,8 +155,11 @@ fn peak_rss_mib() -> f64 {
 
 /// One case, in this (child) process: prints `format|MB|parse s|structure s|documents|chunks|peak MiB`.
 fn run_case(format: &str, megabytes: usize) {
-    let counter = MiniLmEmbedder::from_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").as_path())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let counter = Embedder::from_dir(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").as_path(),
+        EmbeddingModel::MiniLm,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let file = generate(format, megabytes << 20);
     let size = file.bytes.len() as f64 / (1 << 20) as f64;
     let settings = CorpusSettings { max_file_bytes: usize::MAX, ..CorpusSettings::default() };

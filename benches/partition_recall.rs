@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use quire::eval::dataset;
 use quire::index::{VectorIndex, VectorIndexKind};
 use quire::store::IndexedCorpus;
@@ -27,7 +27,7 @@ fn main() {
     let snapshot = std::fs::read(snapshot).expect("the snapshot can be read");
     let index = IndexedCorpus::from_snapshot(&snapshot).expect("a Quire snapshot");
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let embedder = MiniLmEmbedder::from_dir(&models).expect("the model loads (bash models/fetch.sh)");
+    let embedder = Embedder::from_dir(&models, EmbeddingModel::MiniLm).expect("the model loads (bash models/fetch.sh)");
     let questions = read_questions(queries);
     let texts: Vec<&str> = questions.iter().map(String::as_str).collect();
     let vectors = embedder.embed(&texts).expect("the questions embed");

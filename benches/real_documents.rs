@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use quire::corpus::{self, Corpus, CorpusSettings, SourceFile};
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{Embedder, EmbeddingModel};
 
 const ROUNDS: u32 = 5;
 
@@ -16,7 +16,7 @@ fn main() {
             std::path::PathBuf::from(std::env::var("HOME").expect("HOME is set")).join(".cache/quire/real-documents")
         });
     let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let counter = MiniLmEmbedder::from_dir(&models).unwrap_or_else(|e| panic!("{e}"));
+    let counter = Embedder::from_dir(&models, EmbeddingModel::MiniLm).unwrap_or_else(|e| panic!("{e}"));
     let mut names: Vec<_> =
         std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())).flatten().collect();
     names.sort_by_key(|entry| entry.file_name());

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use quire::retrieve::{Method, Query, Retriever};
 
 /// Questions timed per method (the first ones of the file).
@@ -24,7 +24,8 @@ fn main() {
     time_chunk_graph(&index);
     let questions = read_questions(queries);
     let model_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let embedder = MiniLmEmbedder::from_dir(&model_dir).expect("the model loads (bash models/fetch.sh)");
+    let embedder =
+        Embedder::from_dir(&model_dir, EmbeddingModel::MiniLm).expect("the model loads (bash models/fetch.sh)");
     let texts: Vec<&str> = questions.iter().map(String::as_str).collect();
     let vectors: Vec<Vec<f32>> = texts.chunks(32).flat_map(|batch| embedder.embed(batch).expect("embeds")).collect();
     let methods: Vec<Method> = if methods.is_empty() {

@@ -18,7 +18,7 @@ use std::io::Read;
 use std::time::Instant;
 
 use quire::corpus::{self, SourceFile};
-use quire::embed::{DIMENSION, MiniLmEmbedder, TextEmbedder};
+use quire::embed::{DIMENSION, Embedder, EmbeddingModel, TextEmbedder};
 use quire::store::{IndexSettings, Vectors, plan_index};
 
 fn main() {
@@ -32,7 +32,8 @@ fn main() {
     std::fs::create_dir_all(&out_dir).expect("the output folder can be made");
     let source = Source::read();
     let model_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let embedder = MiniLmEmbedder::from_dir(&model_dir).expect("the model loads (bash models/fetch.sh)");
+    let embedder =
+        Embedder::from_dir(&model_dir, EmbeddingModel::MiniLm).expect("the model loads (bash models/fetch.sh)");
     println!("| chunks | documents | texts | structure (s) | indexes (s) | snapshot (MB) | file |");
     println!("|---|---|---|---|---|---|---|");
     for chunks in sizes {
@@ -43,7 +44,7 @@ fn main() {
 }
 
 /// Indexes about `chunks` chunks of recombined text and writes the snapshot to `file`; a table row.
-fn build(source: &Source, chunks: usize, embedder: &MiniLmEmbedder, file: &std::path::Path) -> String {
+fn build(source: &Source, chunks: usize, embedder: &Embedder, file: &std::path::Path) -> String {
     // The corpora's paragraphs average about one chunk each; a few run to two.
     let documents = chunks * 19 / 20;
     let jsonl = source.documents(documents);

@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use quire::eval::dataset;
 use quire::retrieve::{Query, Retriever, SharedSearches};
 use quire::store::IndexedCorpus;
@@ -36,10 +36,10 @@ fn main() {
     }
     let labels = dataset::read_labels(&dataset::DiskFolder(dir), split).unwrap_or_else(|e| panic!("{e}"));
     let dataset = labels.label("d", split, &quire::eval::indexed_document_ids(&index)).unwrap();
-    let embedder = MiniLmEmbedder::from_dir(Path::new("models")).unwrap();
+    let embedder = Embedder::from_dir(Path::new("models"), EmbeddingModel::MiniLm).unwrap();
     let mut lines = std::io::BufWriter::new(std::fs::File::create(out.join(format!("{split}.jsonl"))).unwrap());
     for question in &dataset.queries {
-        let vector = embedder.embed(&[question.text.as_str()]).unwrap().remove(0);
+        let vector = embedder.embed_query(&question.text).unwrap();
         let shared = SharedSearches::default();
         let query = Query::new(&question.text, &vector).sharing(&shared);
         let mut lists = serde_json::Map::new();

@@ -8,7 +8,7 @@ use std::io::{BufRead, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -16,7 +16,7 @@ fn main() {
         .lines()
         .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
         .collect();
-    let embedder = MiniLmEmbedder::from_dir(std::path::Path::new("models")).unwrap();
+    let embedder = Embedder::from_dir(std::path::Path::new("models"), EmbeddingModel::MiniLm).unwrap();
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
     let batches: Vec<&[usize]> = order.chunks(16).collect();

@@ -9,12 +9,12 @@
 use std::time::Instant;
 
 use quire::corpus::{self, CorpusSettings, SourceFile};
-use quire::embed::{EmbedError, MiniLmEmbedder, ModelIdentity, TextEmbedder};
+use quire::embed::{EmbedError, Embedder, EmbeddingModel, ModelIdentity, TextEmbedder};
 use quire::index::Bm25Index;
 use quire::store::{IndexBuilder, IndexSettings, Vectors, node_texts};
 
 /// Unit vectors that follow from the text alone: no model runs.
-struct StandIn<'a>(&'a MiniLmEmbedder);
+struct StandIn<'a>(&'a Embedder);
 
 impl TextEmbedder for StandIn<'_> {
     fn identity(&self) -> &ModelIdentity {
@@ -47,7 +47,8 @@ fn stage<T>(name: &str, run: impl FnOnce() -> T) -> T {
 }
 
 fn main() {
-    let embedder = MiniLmEmbedder::from_dir(std::path::Path::new("models")).expect("the model in models/");
+    let embedder =
+        Embedder::from_dir(std::path::Path::new("models"), EmbeddingModel::MiniLm).expect("the model in models/");
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let bm25_only = arguments.first().is_some_and(|a| a == "--bm25");
     let files: Vec<SourceFile> = arguments[bm25_only as usize..]

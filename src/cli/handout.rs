@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use quire::embed::{EmbedError, Embedder, TextEmbedder};
 use quire::retrieve::lesson::{COLUMN_ROWS, Lesson, LessonStep, columns};
 use quire::retrieve::trace::layout::short;
 use quire::retrieve::trace::{Trace, TraceGraph};
@@ -28,7 +28,7 @@ pub fn write(
     lesson: &Lesson,
     site_title: &str,
     index: &IndexedCorpus,
-    embedder: &MiniLmEmbedder,
+    embedder: &Embedder,
 ) -> Result<String, EmbedError> {
     let mut page = String::new();
     let _ = write!(
@@ -41,7 +41,7 @@ pub fn write(
         lesson.steps.len()
     );
     for (number, step) in lesson.steps.iter().enumerate() {
-        let vector = embedder.embed(&[&step.question])?.remove(0);
+        let vector = embedder.embed_query(&step.question)?;
         let (_, trace) = step
             .method()
             .rank(index, Query::new(&step.question, &vector), document_depth(RESULTS))

@@ -3,25 +3,28 @@
 //! progress as terminal bars and status lines on stderr.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::ProgressBar;
 
-use quire::corpus::{self, CorpusSettings, IngestError, IngestFailure, IngestReport, ParsedFile, SourceFile};
-use quire::embed::{EmbedError, MiniLmEmbedder};
+use quire::corpus::{CorpusSettings, IngestError, IngestReport, ParsedFile, SourceFile};
+use quire::embed::{EmbedError, Embedder, EmbeddingModel};
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
+use super::files::{collect_files, read_file};
 use super::isolation::ParseWorker;
 use super::log_lines::LogLines;
-use super::shared::{CliResult, load_embedder, load_snapshot, message, save_snapshot};
+use super::shared::{CliResult, Models, load_snapshot, message, save_snapshot};
 
 /// The terminal as the pipeline's host: one bar per counted task (or, when stderr is not a terminal,
-/// plain lines: `log_lines.rs`), each file parsed in a child process; never cancelled, except that a dry
-/// run stops before embedding.
+/// plain lines: `log_lines.rs`), each file parsed in a child process, the model the pipeline asks for
+/// loaded from the model folder; never cancelled, except that a dry run stops before embedding.
 struct Terminal<'a> {
-    embedder: &'a MiniLmEmbedder,
+    models: &'a mut Models,
+    embedder: Rc<Embedder>,
     bar: Option<(Task, ProgressBar)>,
     log: Option<LogLines>,
     worker: ParseWorker,
@@ -36,10 +39,13 @@ struct DryRun {
 }
 
 impl<'a> Terminal<'a> {
-    fn new(embedder: &'a MiniLmEmbedder) -> Self {
+    /// A terminal holding the model `base` is to be embedded by where that is known before parsing (an
+    /// update's, or the one asked for), else the English one.
+    fn new(models: &'a mut Models, base: &Base<'_>) -> anyhow::Result<Self> {
         use std::io::IsTerminal;
+        let embedder = models.load(base.model_for(&[]).unwrap_or_default())?;
         let log = (!std::io::stderr().is_terminal()).then(LogLines::start);
-        Terminal { embedder, bar: None, log, worker: ParseWorker::default(), dry_run: None }
+        Ok(Terminal { models, embedder, bar: None, log, worker: ParseWorker::default(), dry_run: None })
     }
 
     /// `progress` as log lines: a stage's first line as it starts (structuring starts as parsing ends).
@@ -65,11 +71,19 @@ impl<'a> Terminal<'a> {
 }
 
 impl Host for Terminal<'_> {
-    type Embedder = MiniLmEmbedder;
+    type Embedder = Embedder;
     type Error = EmbedError;
 
-    fn embedder(&self) -> &MiniLmEmbedder {
-        self.embedder
+    fn embedder(&self) -> &Embedder {
+        &self.embedder
+    }
+
+    async fn use_model(&mut self, model: EmbeddingModel) -> Result<(), EmbedError> {
+        if self.embedder.model() != model {
+            eprintln!("embedding with {}", model.spec().name);
+            self.embedder = self.models.load(model)?;
+        }
+        Ok(())
     }
 
     fn progress(&mut self, progress: Progress<'_>) {
@@ -108,7 +122,7 @@ impl Host for Terminal<'_> {
         let bar = self.bar.as_ref().map(|(_, bar)| bar.clone()).unwrap_or_else(ProgressBar::hidden);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let log = self.log.as_ref();
-        builder.embed_all_parallel(self.embedder, threads, &|done| {
+        builder.embed_all_parallel(&*self.embedder, threads, &|done| {
             bar.inc(done as u64);
             if let Some(log) = log {
                 log.advance(done);
@@ -121,8 +135,8 @@ impl Host for Terminal<'_> {
 
 /// Runs the pipeline over `paths` (files, and supported files found under folders) from `base`, printing
 /// each file's problems and the tasks' figures.
-pub fn run_pipeline(embedder: &MiniLmEmbedder, base: Base<'_>, paths: &[PathBuf]) -> anyhow::Result<Outcome> {
-    drive(&mut Terminal::new(embedder), base, paths)
+pub fn run_pipeline(models: &mut Models, base: Base<'_>, paths: &[PathBuf]) -> anyhow::Result<Outcome> {
+    drive(&mut Terminal::new(models, &base)?, base, paths)
 }
 
 fn drive(terminal: &mut Terminal<'_>, base: Base<'_>, paths: &[PathBuf]) -> anyhow::Result<Outcome> {
@@ -138,12 +152,12 @@ fn drive(terminal: &mut Terminal<'_>, base: Base<'_>, paths: &[PathBuf]) -> anyh
 
 /// Runs the pipeline over files already read.
 pub fn run_on(
-    embedder: &MiniLmEmbedder,
+    models: &mut Models,
     base: Base<'_>,
     files: impl IntoIterator<Item = InputFile>,
     file_count: usize,
 ) -> anyhow::Result<Outcome> {
-    drive_on(&mut Terminal::new(embedder), base, files, file_count)
+    drive_on(&mut Terminal::new(models, &base)?, base, files, file_count)
 }
 
 fn drive_on(
@@ -164,17 +178,27 @@ fn drive_on(
 /// `quire check`: reads and structures `paths` as `quire index` would, prints what each file gave and
 /// what indexing would embed, and writes nothing. Fails when no document could be read.
 pub fn check(model: &Option<PathBuf>, paths: &[PathBuf]) -> CliResult {
-    let embedder = load_embedder(model)?;
-    let mut terminal = Terminal::new(&embedder);
+    let mut models = Models::new(model);
+    let base = Base::Fresh {
+        settings: IndexSettings::default(),
+        reuse_vectors_of: None,
+        vectors: Vectors::Chunks,
+        model: None,
+    };
+    let mut terminal = Terminal::new(&mut models, &base)?;
     terminal.dry_run = Some(DryRun::default());
-    let base = Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
     drive(&mut terminal, base, paths)?;
     let counted = terminal.dry_run.unwrap_or_default();
     // The pipeline stops before the dry run counts when no document could be read.
     if counted.chunks == 0 {
         bail!("no document could be read");
     }
-    println!("{} chunks; indexing would embed {} texts", counted.chunks, counted.texts_to_embed);
+    println!(
+        "{} chunks; indexing would embed {} texts with {}",
+        counted.chunks,
+        counted.texts_to_embed,
+        terminal.embedder.model()
+    );
     Ok(())
 }
 
@@ -208,121 +232,16 @@ fn print_ingest_report(report: &IngestReport, parsed: usize, seconds: f64) {
     eprintln!("parsed {parsed} documents ({failed} files failed) in {seconds:.2}s");
 }
 
-/// A file read from disk under its source name, or why it could not be read. Its size is checked before
-/// it is read, and no more than `limit` bytes and one are read whatever the file claims (a file can grow
-/// while it is read).
-fn read_file(path: &Path, working_folder: Option<&Path>, limit: usize) -> InputFile {
-    use std::io::Read;
-    let name = source_name(path, working_folder);
-    let too_large = |bytes: u64| IngestError {
-        file: corpus::path::normalize(&name),
-        failure: IngestFailure::TooLarge { bytes: usize::try_from(bytes).unwrap_or(usize::MAX), limit },
-    };
-    let file = std::fs::File::open(path).map_err(|e| unreadable(&name, &e))?;
-    let claimed = file.metadata().map_err(|e| unreadable(&name, &e))?.len();
-    if claimed > limit as u64 {
-        return Err(too_large(claimed));
-    }
-    let mut bytes = Vec::with_capacity(claimed as usize);
-    file.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| unreadable(&name, &e))?;
-    if bytes.len() > limit {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(SourceFile::new(&name, bytes))
-}
-
-fn unreadable(name: &str, error: &std::io::Error) -> IngestError {
-    let reason = match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or folder".to_string(),
-        _ => error.to_string(),
-    };
-    unreadable_because(name, reason)
-}
-
-/// The file `name` could not be read, for `reason`.
-fn unreadable_because(name: &str, reason: String) -> IngestError {
-    IngestError { file: corpus::path::normalize(name), failure: IngestFailure::Unreadable(reason) }
-}
-
-/// Files named explicitly (missing ones too, so they are reported), plus files with a supported extension
-/// found under named folders; a folder that cannot be listed, as its error. Only regular files are read: a
-/// FIFO would block the run and a device (`/dev/zero`) never ends.
-fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, IngestError>> {
-    let mut files = Vec::new();
-    for path in paths {
-        match std::fs::metadata(path) {
-            Ok(metadata) if metadata.is_dir() => walk(path, &mut files),
-            Ok(metadata) if !metadata.is_file() => files.push(Err(not_a_file(path))),
-            _ => files.push(Ok(path.clone())),
-        }
-    }
-    files
-}
-
-/// Supported regular files under `dir`, in name order; hidden files and folders are skipped. Symbolic links
-/// are followed (a linked folder is part of the tree), and a link back into its own ancestors is reported
-/// once instead of walked forever (walkdir keeps the ancestors' identities).
-fn walk(dir: &Path, files: &mut Vec<Result<PathBuf, IngestError>>) {
-    let hidden = |entry: &walkdir::DirEntry| {
-        entry.depth() > 0 && corpus::path::hidden_name(&entry.file_name().to_string_lossy())
-    };
-    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let escapes = std::cell::RefCell::new(Vec::new());
-    let inside = |entry: &walkdir::DirEntry| {
-        let outside =
-            entry.path_is_symlink() && entry.path().canonicalize().is_ok_and(|target| !target.starts_with(&root));
-        if outside {
-            escapes.borrow_mut().push(Err(unreadable_because(
-                &entry.path().display().to_string(),
-                "a link out of the folder, not followed".into(),
-            )));
-        }
-        !outside
-    };
-    let entries = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter();
-    for entry in entries.filter_entry(|entry| !hidden(entry) && inside(entry)) {
-        match entry {
-            Ok(entry) if !entry.file_type().is_dir() => {
-                if corpus::detect_format(&entry.path().to_string_lossy(), &[]).is_ok() {
-                    let is_file = entry.file_type().is_file();
-                    files.push(if is_file { Ok(entry.into_path()) } else { Err(not_a_file(entry.path())) });
-                }
-            }
-            Ok(_) => {}
-            Err(error) => {
-                let place = error.path().unwrap_or(dir).display().to_string();
-                let reason = match error.loop_ancestor() {
-                    Some(ancestor) => format!("a link back to {}, not followed", ancestor.display()),
-                    None => error.to_string(),
-                };
-                files.push(Err(unreadable_because(&place, reason)));
-            }
-        }
-    }
-    files.extend(escapes.into_inner());
-}
-
-fn not_a_file(path: &Path) -> IngestError {
-    unreadable_because(&path.display().to_string(), "not a regular file (a pipe, a device or a socket)".into())
-}
-
-/// A document's identity is its path relative to the working folder where it lies inside it, so
-/// `/home/me/notes/a.md` and `notes/a.md` (run from `/home/me`) name one document.
-fn source_name(path: &Path, working_folder: Option<&Path>) -> String {
-    let relative = working_folder.and_then(|folder| path.strip_prefix(folder).ok());
-    relative.unwrap_or(path).to_string_lossy().into_owned()
-}
-
 /// `quire index`: a fresh index of `paths` with the vectors `vectors` names, reusing the vectors of an
 /// existing output unless `fresh`.
 pub fn index(
-    model: &Option<PathBuf>,
+    model_dir: &Option<PathBuf>,
     paths: &[PathBuf],
     output: &Path,
     fresh: bool,
-    (settings, vectors): (IndexSettings, Vectors),
+    (settings, vectors, model): (IndexSettings, Vectors, Option<EmbeddingModel>),
 ) -> CliResult {
-    let embedder = load_embedder(model)?;
+    let mut models = Models::new(model_dir);
     let previous = if fresh || !output.exists() {
         None
     } else {
@@ -330,18 +249,19 @@ pub fn index(
             .inspect_err(|e| eprintln!("warning: not reusing embeddings from the existing output: {}", message(e)))
             .ok()
     };
-    let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref(), vectors };
-    let outcome = run_pipeline(&embedder, base, paths)?;
+    let base = Base::Fresh { settings, reuse_vectors_of: previous.as_ref(), vectors, model };
+    let outcome = run_pipeline(&mut models, base, paths)?;
     let index = outcome.index.context("no document could be indexed")?;
     save_snapshot(&index, output)
 }
 
 /// `quire add` and `quire remove`: the snapshot updated in place, written only when something changed.
-pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
-    let embedder = load_embedder(model)?;
+pub fn update(model_dir: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], removed: &[String]) -> CliResult {
+    let mut models = Models::new(model_dir);
     let current = load_snapshot(snapshot)?;
+    models.for_index(&current)?;
     let base = Base::Update { current: Some(&current), removed };
-    let outcome = run_pipeline(&embedder, base, paths)?;
+    let outcome = run_pipeline(&mut models, base, paths)?;
     let Some(index) = outcome.index else {
         bail!("nothing was added; {} is unchanged", snapshot.display());
     };
@@ -351,7 +271,7 @@ pub fn update(model: &Option<PathBuf>, snapshot: &Path, paths: &[PathBuf], remov
 /// `index` with the vectors of every node when `needed` and it holds chunk vectors only: embedded now (a
 /// method that reads them was asked for), and kept in `saved_to` when it names the index's file.
 pub fn with_vectors_for(
-    embedder: &MiniLmEmbedder,
+    models: &mut Models,
     index: IndexedCorpus,
     needed: bool,
     saved_to: Option<&Path>,
@@ -360,7 +280,7 @@ pub fn with_vectors_for(
         return Ok(index);
     }
     eprintln!("this index holds chunk vectors only: embedding its pages, sections, entities and relations");
-    let outcome = run_on(embedder, Base::AllVectors { current: &index }, Vec::new(), 0)?;
+    let outcome = run_on(models, Base::AllVectors { current: &index }, Vec::new(), 0)?;
     let completed = outcome.index.context("the vectors of pages, sections, entities and relations were not added")?;
     if let Some(path) = saved_to {
         save_snapshot(&completed, path)?;
@@ -368,25 +288,17 @@ pub fn with_vectors_for(
     Ok(completed)
 }
 
-/// Every supported file under `root` (hidden ones skipped), read, each named by its path inside `root`:
-/// a labelled folder's documents are known by those paths.
-pub fn read_folder(root: &Path) -> Vec<InputFile> {
-    collect_files(&[root.to_path_buf()])
-        .into_iter()
-        .map(|file| file.and_then(|path| read_file(&path, Some(root), IndexSettings::default().corpus.max_file_bytes)))
-        .collect()
-}
-
-/// A fresh index of files already read (`quire eval`'s corpus), with what each file gave; `None` when no
-/// document could be indexed. Texts `previous` embedded with the same model are not embedded again.
+/// A fresh index of files already read (`quire eval`'s corpus) embedded by `model` (`None`: the one its
+/// documents are suited to), with what each file gave; `None` when no document could be indexed. Texts
+/// `previous` embedded with the same model are not embedded again.
 pub fn index_files(
-    embedder: &MiniLmEmbedder,
+    models: &mut Models,
     files: Vec<InputFile>,
-    settings: IndexSettings,
+    (settings, model): (IndexSettings, Option<EmbeddingModel>),
     previous: Option<&IndexedCorpus>,
 ) -> anyhow::Result<(Option<IndexedCorpus>, IngestReport)> {
-    let base = Base::Fresh { settings, reuse_vectors_of: previous, vectors: Vectors::Chunks };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous, vectors: Vectors::Chunks, model };
     let count = files.len();
-    let outcome = run_on(embedder, base, files, count)?;
+    let outcome = run_on(models, base, files, count)?;
     Ok((outcome.index, outcome.report))
 }

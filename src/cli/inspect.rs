@@ -8,7 +8,7 @@ use quire::retrieve;
 use quire::store::IndexedCorpus;
 
 use super::indexing;
-use super::shared::{CliResult, load_embedder, load_snapshot, parse_methods};
+use super::shared::{CliResult, Models, load_snapshot, parse_methods};
 
 pub(super) fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let index = load_snapshot(snapshot)?;
@@ -97,10 +97,10 @@ pub(super) fn query(
 ) -> CliResult {
     let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
-    let embedder = load_embedder(model)?;
-    index.check_model(embedder.identity())?;
-    let index = indexing::with_vectors_for(&embedder, index, method.reads_node_vectors(), Some(snapshot))?;
-    let vector = embedder.embed(&[text])?.remove(0);
+    let mut models = Models::new(model);
+    let embedder = models.for_index(&index)?;
+    let index = indexing::with_vectors_for(&mut models, index, method.reads_node_vectors(), Some(snapshot))?;
+    let vector = embedder.embed_query(text)?;
     let started = Instant::now();
     let (hits, trace) =
         method.rank(&index, retrieve::Query::new(text, &vector), retrieve::document_depth(k)).grouped(&index, k);

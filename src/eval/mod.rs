@@ -252,7 +252,7 @@ fn embed_queries(embedder: &dyn TextEmbedder, queries: &[LabelledQuery]) -> Resu
     let mut vectors = Vec::with_capacity(queries.len());
     for batch in queries.chunks(QUERY_BATCH) {
         let texts: Vec<&str> = batch.iter().map(|q| q.text.as_str()).collect();
-        vectors.extend(embedder.embed(&texts)?);
+        vectors.extend(embedder.embed_queries(&texts)?);
     }
     Ok(vectors)
 }

@@ -9,8 +9,9 @@
 //! browser must hand control back to its event loop between steps; native hosts never wait, and drive it with
 //! `futures_executor::block_on`.
 
+use crate::corpus::Document;
 use crate::corpus::{CorpusSettings, IngestError, IngestReport, ParsedFile, SourceFile, TokenCounter};
-use crate::embed::TextEmbedder;
+use crate::embed::{EmbeddingModel, TextEmbedder};
 
 use super::{IndexBuilder, IndexSettings, IndexedCorpus, UpdateError, Vectors, plan_index, plan_update};
 
@@ -57,6 +58,13 @@ pub trait Host {
     /// The embedder: its tokenizer bounds the chunks, its identity keys the stored vectors.
     fn embedder(&self) -> &Self::Embedder;
 
+    /// Makes `model` the embedder's before the documents are chunked: the model a fresh index's documents
+    /// are suited to or the user chose, or the one the index being updated was embedded by. By default the
+    /// host keeps the one model it has (the pipeline's tests, hosts that embed by another means).
+    async fn use_model(&mut self, _model: EmbeddingModel) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     fn progress(&mut self, progress: Progress<'_>);
 
     /// Called between files and before the long steps: a browser host yields to its event loop here.
@@ -79,9 +87,15 @@ pub trait Host {
 
 /// What the new index starts from.
 pub enum Base<'a> {
-    /// A fresh index with these settings; texts embedded in `reuse_vectors_of` by the same model (a previous
-    /// build of the same output) are not embedded again, and nothing else of it is kept.
-    Fresh { settings: IndexSettings, reuse_vectors_of: Option<&'a IndexedCorpus>, vectors: Vectors },
+    /// A fresh index with these settings, embedded by `model` (`None`: the one its documents are suited to);
+    /// texts embedded in `reuse_vectors_of` by the same model (a previous build of the same output) are not
+    /// embedded again, and nothing else of it is kept.
+    Fresh {
+        settings: IndexSettings,
+        reuse_vectors_of: Option<&'a IndexedCorpus>,
+        vectors: Vectors,
+        model: Option<EmbeddingModel>,
+    },
     /// `current` with the new files added (replacing same-named documents) and `removed` sources taken out,
     /// under its own settings, with vectors of the texts it has them of.
     Update { current: Option<&'a IndexedCorpus>, removed: &'a [String] },
@@ -103,6 +117,16 @@ impl Base<'_> {
         match self {
             Base::Update { removed, .. } => removed,
             Base::Fresh { .. } | Base::AllVectors { .. } => &[],
+        }
+    }
+
+    /// The model the index is to be embedded by: for a fresh index, the one asked for or the one `documents`
+    /// are suited to; for an update, the current index's (`None` where that is not a model of the catalogue).
+    pub fn model_for(&self, documents: &[Document]) -> Option<EmbeddingModel> {
+        match (self, self.current()) {
+            (Base::Fresh { model, .. }, _) => Some(model.unwrap_or_else(|| EmbeddingModel::suited_to(documents))),
+            (_, Some(current)) => EmbeddingModel::of(current.model()),
+            (_, None) => Some(EmbeddingModel::suited_to(documents)),
         }
     }
 
@@ -192,10 +216,13 @@ pub async fn run<H: Host>(
     outcome.timings.parse = clock() - started;
 
     let started = clock();
+    if let Some(model) = base.model_for(&documents) {
+        host.use_model(model).await.map_err(PipelineError::Embed)?;
+    }
     let embedder = host.embedder();
     let identity = embedder.identity().clone();
     let mut builder = match base {
-        Base::Fresh { settings, reuse_vectors_of, vectors } => {
+        Base::Fresh { settings, reuse_vectors_of, vectors, .. } => {
             plan_index(documents, reuse_vectors_of, embedder, identity, settings, vectors)?
         }
         Base::Update { current, removed } => plan_update(current, documents, removed, embedder, identity, None)?,

@@ -1,21 +1,28 @@
 //! The embedding model as the app serves it beside the page, and loading it: the engine worker and every
 //! embedding worker of its pool load their own copy from here.
 
-use crate::embed::MiniLmEmbedder;
+use crate::embed::{Embedder, EmbeddingModel};
 
 use super::browser;
 use super::error::ModelLoadError;
 
-pub const MODEL_URL: &str = "models/model.onnx";
-pub const TOKENIZER_URL: &str = "models/tokenizer.json";
+/// Where the app serves a model's file (`Trunk.toml` copies `models/` beside the page).
+pub fn url(file: &str) -> String {
+    format!("models/{file}")
+}
 
-/// The embedder; `on_download` hears the model's bytes fetched so far, and their total when the server
-/// said it (the engine worker tells the page; a pool worker has no one to tell).
-pub async fn load_embedder(on_download: impl FnMut(usize, Option<usize>)) -> Result<MiniLmEmbedder, ModelLoadError> {
+/// `kind`'s embedder; `on_download` hears the model's bytes fetched so far, and their total when the
+/// server said it (the engine worker tells the page; a pool worker has no one to tell).
+pub async fn load_embedder(
+    kind: EmbeddingModel,
+    on_download: impl FnMut(usize, Option<usize>),
+) -> Result<Embedder, ModelLoadError> {
     reserve_memory(MEMORY_WITH_MODEL);
-    let model = browser::fetch_bytes_with_progress(MODEL_URL, on_download).await.map_err(ModelLoadError::Fetch)?;
-    let tokenizer = browser::fetch_bytes(TOKENIZER_URL).await.map_err(ModelLoadError::Fetch)?;
-    MiniLmEmbedder::from_bytes(&model, &tokenizer).map_err(|e| ModelLoadError::Unusable(e.to_string()))
+    let spec = kind.spec();
+    let model =
+        browser::fetch_bytes_with_progress(&url(spec.model_file), on_download).await.map_err(ModelLoadError::Fetch)?;
+    let tokenizer = browser::fetch_bytes(&url(spec.tokenizer_file)).await.map_err(ModelLoadError::Fetch)?;
+    Embedder::from_bytes(kind, &model, &tokenizer).map_err(|e| ModelLoadError::Unusable(e.to_string()))
 }
 
 /// About what an engine worker holds once its model has loaded (170 MB with the planets demo, read from the

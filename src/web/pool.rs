@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 
-use crate::embed::TextEmbedder;
+use crate::embed::{EmbeddingModel, TextEmbedder};
 use crate::store::IndexBuilder;
 
 use super::error::{Damaged, EmbedderDown, EngineError, JsError, PoolError};
@@ -262,7 +262,7 @@ pub fn serve_embedding() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let answer = |message: &FromEmbedder| post_to_parent(message);
     spawn_local(async move {
-        let embedder = match load_embedder(|_, _| {}).await {
+        let embedder = match load_embedder(EmbeddingModel::MiniLm, |_, _| {}).await {
             Ok(embedder) => embedder,
             Err(reason) => return answer(&FromEmbedder::Ready(Err(EmbedderDown::Model(reason)))),
         };

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use quire::embed::{EmbedError, Embedder, EmbeddingModel, TextEmbedder};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>()
@@ -46,14 +46,14 @@ fn wrong_or_missing_model_files_are_refused_clearly() {
     let mut corrupt = model.clone();
     let middle = corrupt.len() / 2;
     corrupt[middle] ^= 0xff;
-    let error = MiniLmEmbedder::from_bytes(&corrupt, &tokenizer).err().unwrap();
+    let error = Embedder::from_bytes(EmbeddingModel::MiniLm, &corrupt, &tokenizer).err().unwrap();
     assert!(matches!(error, EmbedError::Mismatch { file: "model.onnx", .. }), "{error}");
     assert!(error.to_string().ends_with("run `bash models/fetch.sh`"));
-    let error = MiniLmEmbedder::from_unpinned_bytes(b"not a model", &tokenizer).err().unwrap();
+    let error = Embedder::from_unpinned_bytes(EmbeddingModel::MiniLm, b"not a model", &tokenizer).err().unwrap();
     assert!(error.to_string().starts_with("the model file is not a usable ONNX model"), "{error}");
-    let error = MiniLmEmbedder::from_unpinned_bytes(&model, b"{").err().unwrap();
+    let error = Embedder::from_unpinned_bytes(EmbeddingModel::MiniLm, &model, b"{").err().unwrap();
     assert!(error.to_string().starts_with("the tokenizer file is not a valid tokenizer.json"), "{error}");
-    let error = MiniLmEmbedder::from_dir(std::path::Path::new("/nonexistent/models")).err().unwrap();
+    let error = Embedder::from_dir(std::path::Path::new("/nonexistent/models"), EmbeddingModel::MiniLm).err().unwrap();
     assert!(
         error.to_string().starts_with("model file /nonexistent/models/model.onnx is missing or unreadable"),
         "{error}"

@@ -17,6 +17,7 @@ mod graph_schema;
 mod incremental;
 mod learned_fusion;
 mod limits;
+mod multilingual;
 mod outline;
 mod overview;
 mod pipeline;

@@ -7,7 +7,7 @@ use crate::common;
 
 use futures_executor::block_on;
 use quire::corpus::{IngestError, IngestFailure, SourceFile};
-use quire::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use quire::embed::{EmbedError, Embedder, TextEmbedder};
 use quire::store::pipeline::{self, Base, Host, InputFile, Outcome, Progress, Task};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
@@ -20,10 +20,10 @@ struct Recorder {
 }
 
 impl Host for Recorder {
-    type Embedder = MiniLmEmbedder;
+    type Embedder = Embedder;
     type Error = EmbedError;
 
-    fn embedder(&self) -> &MiniLmEmbedder {
+    fn embedder(&self) -> &Embedder {
         common::embedder()
     }
 
@@ -52,7 +52,7 @@ fn run(host: &mut Recorder, base: Base<'_>, files: Vec<InputFile>) -> Outcome {
 }
 
 fn fresh() -> Base<'static> {
-    Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::All }
+    Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::All, model: None }
 }
 
 fn sources(index: &IndexedCorpus) -> Vec<&str> {
@@ -131,8 +131,12 @@ fn updates_drop_indexed_duplicates_and_removals_alone_update() {
 fn chunk_vectors_first_and_node_vectors_when_a_method_needs_them() {
     use quire::retrieve::{Method, Query, Retriever};
     let files = || common::demo_files().into_iter().map(Ok).collect::<Vec<InputFile>>();
-    let chunks_only =
-        Base::Fresh { settings: IndexSettings::default(), reuse_vectors_of: None, vectors: Vectors::Chunks };
+    let chunks_only = Base::Fresh {
+        settings: IndexSettings::default(),
+        reuse_vectors_of: None,
+        vectors: Vectors::Chunks,
+        model: None,
+    };
     let lean = run(&mut Recorder::default(), chunks_only, files());
     let index = lean.index.unwrap();
     assert_eq!(index.vectors(), Vectors::Chunks);

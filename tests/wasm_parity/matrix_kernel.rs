@@ -43,7 +43,7 @@ fn native_embeddings_are_the_recorded_ones() {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm {
     use quire::embed::wasm_kernel;
-    use quire::embed::{MiniLmEmbedder, TextEmbedder};
+    use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
     use tract_linalg::mmm::{FusedKerSpec, OutputStoreKer, RoundingPolicy};
     use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -263,7 +263,7 @@ mod wasm {
     fn the_embedder_runs_quires_kernel_and_agrees_with_native() {
         let model = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/model.onnx"));
         let tokenizer = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/models/tokenizer.json"));
-        let embedder = MiniLmEmbedder::from_bytes(model, tokenizer).expect("the pinned model loads");
+        let embedder = Embedder::from_bytes(EmbeddingModel::MiniLm, model, tokenizer).expect("the pinned model loads");
         // The tile counter exists in debug builds only (the test command's); a release run checks agreement.
         #[cfg(debug_assertions)]
         let before = wasm_kernel::tiles_computed();

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::corpus::{ChunkId, DocId};
-use crate::embed::{EmbedError, MiniLmEmbedder, TextEmbedder};
+use crate::embed::{EmbedError, Embedder, TextEmbedder};
 use crate::index::excerpt::Excerpts;
 use crate::retrieve::assist::{Assist, AssistedRetrieval, Turn};
 use crate::retrieve::trace::graph::TraceGraph;
@@ -39,7 +39,7 @@ fn take_waiting() -> Result<Option<Waiting>, EngineError> {
 }
 
 /// The `k` best chunks for `text` by `method`, with each retriever's rank and the trace.
-pub(super) fn query(embedder: &MiniLmEmbedder, text: &str, method: &Method, k: usize) -> Result<Answer, EngineError> {
+pub(super) fn query(embedder: &Embedder, text: &str, method: &Method, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     with_searchable_index(|index, waiting| {
         index.check_model(embedder.identity()).map_err(EngineError::OtherModel)?;
@@ -74,8 +74,8 @@ fn while_embedding<'m>(method: &'m Method, waiting: Option<&HashSet<DocId>>) -> 
     }
 }
 
-pub(super) fn embed_one(embedder: &MiniLmEmbedder, text: &str) -> Result<Vec<f32>, EmbedError> {
-    Ok(embedder.embed(&[text])?.remove(0))
+pub(super) fn embed_one(embedder: &Embedder, text: &str) -> Result<Vec<f32>, EmbedError> {
+    embedder.embed_query(text)
 }
 
 /// The documents of `waiting` (no vector yet) that BM25 ranks for `query` and `hits` does not hold, at most

@@ -109,6 +109,7 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
         settings: crate::store::IndexSettings::default(),
         reuse_vectors_of: None,
         vectors: Vectors::Chunks,
+        model: None,
     };
     let file = SourceFile::new("corpus.jsonl", bytes);
     let outcome = run_pipeline(base, std::iter::once(Ok(file))).await?;

@@ -7,7 +7,7 @@
 
 use futures_util::future::join_all;
 
-use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::embed::{Embedder, TextEmbedder};
 use crate::retrieve::Query;
 use crate::retrieve::over_fragments::{self, Ranked};
 use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON};
@@ -52,7 +52,7 @@ pub(super) async fn query(text: &str, k: usize) -> Result<Answer, EngineError> {
 
 /// The `k` best documents for `text` by the standardised sum of dense and BM25 over the fragments, its
 /// vector embedded by `embedder`.
-pub(super) async fn query_by_meaning(embedder: &MiniLmEmbedder, text: &str, k: usize) -> Result<Answer, EngineError> {
+pub(super) async fn query_by_meaning(embedder: &Embedder, text: &str, k: usize) -> Result<Answer, EngineError> {
     // Without centroids of the model loaded (another model's index) the fragments answer by words alone.
     let model = with_fragments(|index| Ok(index.model().cloned()))?;
     if model.as_ref() != Some(embedder.identity()) {

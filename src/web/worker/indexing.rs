@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::corpus::SourceFile;
 use crate::corpus::TokenCounter;
 use crate::embed::jobs::TimeLeft;
-use crate::embed::{MiniLmEmbedder, ModelIdentity, TextEmbedder};
+use crate::embed::{Embedder, ModelIdentity, TextEmbedder};
 use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
 
@@ -139,7 +139,7 @@ async fn run_pipeline_previewed(
 
 /// The page as the pipeline's host.
 struct Page {
-    embedder: Rc<MiniLmEmbedder>,
+    embedder: Rc<Embedder>,
     task: Option<pipeline::Task>,
     task_started: f64,
     last_yield: f64,
@@ -148,10 +148,10 @@ struct Page {
 }
 
 impl Host for Page {
-    type Embedder = MiniLmEmbedder;
+    type Embedder = Embedder;
     type Error = EngineError;
 
-    fn embedder(&self) -> &MiniLmEmbedder {
+    fn embedder(&self) -> &Embedder {
         &self.embedder
     }
 
@@ -216,7 +216,7 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Engin
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
     let pooled = goes_to_pool(builder);
     let embedder = super::model::embedder()?;
-    let count = |text: &String| embedder.count_tokens(text).min(crate::embed::MAX_TOKENS);
+    let count = |text: &String| embedder.count_tokens(text).min(embedder.identity().max_tokens);
     let pieces: Vec<usize> = builder.texts_to_embed().iter().map(count).collect();
     let rounds = if previews { PREVIEW_ROUNDS } else { 1 };
     let round = total.div_ceil(rounds).max(1);

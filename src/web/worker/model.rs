@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futures_channel::oneshot;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::embed::{MiniLmEmbedder, TextEmbedder};
+use crate::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use crate::web::browser;
 use crate::web::error::{EngineError, ModelUnavailable};
 use crate::web::model::load_embedder;
@@ -42,7 +42,7 @@ pub(super) fn load() {
                 seconds_left: None,
             })
         };
-        let loaded = load_embedder(on_download).await;
+        let loaded = load_embedder(EmbeddingModel::MiniLm, on_download).await;
         // An index opened before the model came, embedded by another model, answers by words only.
         let index_of_another_model = loaded
             .as_ref()
@@ -67,7 +67,7 @@ pub(super) fn load() {
 }
 
 /// The model, if it is loaded.
-pub(super) fn loaded() -> Option<Rc<MiniLmEmbedder>> {
+pub(super) fn loaded() -> Option<Rc<Embedder>> {
     with_engine(|engine| match &engine.model {
         Model::Loaded(embedder) => Some(embedder.clone()),
         _ => None,
@@ -77,7 +77,7 @@ pub(super) fn loaded() -> Option<Rc<MiniLmEmbedder>> {
 }
 
 /// The model now: an error while it loads or when it failed.
-pub(super) fn embedder() -> Result<Rc<MiniLmEmbedder>, EngineError> {
+pub(super) fn embedder() -> Result<Rc<Embedder>, EngineError> {
     with_engine(|engine| match &engine.model {
         Model::Loaded(embedder) => Ok(embedder.clone()),
         Model::NotRequested | Model::Loading(_) => Err(EngineError::ModelLoading),
@@ -86,7 +86,7 @@ pub(super) fn embedder() -> Result<Rc<MiniLmEmbedder>, EngineError> {
 }
 
 /// The model once it has loaded, or why it could not be.
-pub(super) async fn ready() -> Result<Rc<MiniLmEmbedder>, EngineError> {
+pub(super) async fn ready() -> Result<Rc<Embedder>, EngineError> {
     load();
     let wait = with_engine(|engine| match &mut engine.model {
         Model::Loading(waiting) => {

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::corpus::DocId;
-use crate::embed::MiniLmEmbedder;
+use crate::embed::Embedder;
 use crate::store::IndexedCorpus;
 use crate::store::fragments::FragmentedIndex;
 use crate::web::browser;
@@ -149,7 +149,7 @@ pub(super) enum Model {
     NotRequested,
     /// Still downloading; whoever waits for it is told when it is loaded or has failed.
     Loading(Vec<oneshot::Sender<()>>),
-    Loaded(Rc<MiniLmEmbedder>),
+    Loaded(Rc<Embedder>),
     Failed(ModelLoadError),
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use quire::corpus::SourceFile;
-use quire::embed::{MiniLmEmbedder, TextEmbedder};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use quire::store::{IndexBuilder, IndexSettings, IndexedCorpus, Vectors};
 
 /// The checkout the tests run in. Read when they run (cargo sets it), not when they were compiled: the build
@@ -23,9 +23,9 @@ pub fn model_dir() -> PathBuf {
 }
 
 /// The pinned model; the tests need it (`bash models/fetch.sh`, which the README's test command runs).
-pub fn embedder() -> &'static MiniLmEmbedder {
-    static EMBEDDER: OnceLock<MiniLmEmbedder> = OnceLock::new();
-    EMBEDDER.get_or_init(|| MiniLmEmbedder::from_dir(&model_dir()).unwrap_or_else(|e| panic!("{e}")))
+pub fn embedder() -> &'static Embedder {
+    static EMBEDDER: OnceLock<Embedder> = OnceLock::new();
+    EMBEDDER.get_or_init(|| Embedder::from_dir(&model_dir(), EmbeddingModel::MiniLm).unwrap_or_else(|e| panic!("{e}")))
 }
 
 pub fn demo_files() -> Vec<SourceFile> {

@@ -1,5 +1,6 @@
-//! The embedder: `tokenizers` WordPiece, `tract-onnx` inference, mean pooling over the attention mask, L2
-//! normalisation.
+//! The embedder of any model in the catalogue (BERT-style ONNX encoders): `tokenizers` for its word pieces
+//! (WordPiece for MiniLM, Unigram for e5), `tract-onnx` inference, mean pooling over the attention mask, L2
+//! normalisation, and the model's query and passage prefixes.
 
 use tokenizers::{Tokenizer, TruncationParams};
 use tract_onnx::prelude::*;
@@ -7,53 +8,59 @@ use tract_onnx::prelude::*;
 use super::plans::{PER_SHAPE, Plans, padded_length};
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 use super::wasm_kernel;
-use super::{
-    DIMENSION, EmbedError, MAX_TOKENS, MODEL_BLAKE3, MODEL_FILE, MODEL_NAME, ModelIdentity, TOKENIZER_BLAKE3,
-    TOKENIZER_FILE, TextEmbedder, blake3_hex, lookup, normalize,
-};
+use super::{EmbedError, EmbeddingModel, ModelIdentity, ModelSpec, TextEmbedder, blake3_hex, lookup, normalize, widen};
 use crate::corpus::TokenCounter;
 
 /// Sequences per inference call; texts are grouped by length first so padding stays small.
 const BATCH_SIZE: usize = 16;
 const INPUTS: [&str; 3] = ["input_ids", "attention_mask", "token_type_ids"];
 
-pub struct MiniLmEmbedder {
+pub struct Embedder {
+    model: EmbeddingModel,
     plans: Plans,
     /// Position of each of [`INPUTS`] among the model's inputs.
     input_order: [usize; 3],
     truncating: Tokenizer,
     counting: Tokenizer,
     identity: ModelIdentity,
+    /// Word pieces of the passage prefix, which every embedded passage adds to its own.
+    prefix_tokens: usize,
     /// Word pieces of every text embedded so far, special tokens included and padding not: the work the
     /// texts asked for, so that a rate in word pieces a second compares texts of any length.
     pieces_embedded: std::sync::atomic::AtomicUsize,
 }
 
-/// The ONNX model in `bytes`, typed; `dequantise_rows` looks up embedding rows before dequantising them
-/// (the embedder always does: [`lookup`]; the other way is there to check that it changes nothing).
+/// The ONNX model in `bytes`, typed, its 4-bit matrix products widened to f32 ([`widen`]);
+/// `dequantise_rows` looks up embedding rows before dequantising them (the embedder always does:
+/// [`lookup`]; the other way is there to check that it changes nothing).
 pub fn read_model(bytes: &[u8], dequantise_rows: bool) -> TractResult<TypedModel> {
     let onnx = tract_onnx::onnx();
     let mut proto = onnx.proto_model_for_read(&mut std::io::Cursor::new(bytes))?;
-    if let Some(graph) = proto.graph.as_mut().filter(|_| dequantise_rows) {
-        lookup::dequantise_after_lookup(graph);
+    if let Some(graph) = proto.graph.as_mut() {
+        widen::widen_4bit_matmuls(graph);
+        if dequantise_rows {
+            lookup::dequantise_after_lookup(graph);
+        }
     }
     onnx.model_for_proto_model(&proto)?.into_typed()
 }
 
-impl MiniLmEmbedder {
-    /// Loads the pinned model; bytes that are not the pinned files are refused.
-    pub fn from_bytes(model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
-        check_pinned(MODEL_FILE, model, MODEL_BLAKE3)?;
-        check_pinned(TOKENIZER_FILE, tokenizer, TOKENIZER_BLAKE3)?;
-        Self::from_unpinned_bytes(model, tokenizer)
+impl Embedder {
+    /// Loads `kind`'s pinned files; bytes that are not them are refused.
+    pub fn from_bytes(kind: EmbeddingModel, model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
+        let spec = kind.spec();
+        check_pinned(spec.model_file, model, spec.model_blake3)?;
+        check_pinned(spec.tokenizer_file, tokenizer, spec.tokenizer_blake3)?;
+        Self::from_unpinned_bytes(kind, model, tokenizer)
     }
 
-    /// Loads any BERT-style ONNX sentence encoder with 384-dimensional output.
-    pub fn from_unpinned_bytes(model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
+    /// Loads any BERT-style ONNX sentence encoder with `kind`'s dimension, prefixes and limits.
+    pub fn from_unpinned_bytes(kind: EmbeddingModel, model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
+        let spec = kind.spec();
         let counting = Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         let mut truncating = counting.clone();
         truncating
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .with_truncation(Some(TruncationParams { max_length: spec.max_tokens, ..Default::default() }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         truncating.with_padding(None);
         let mut counting = counting;
@@ -67,13 +74,31 @@ impl MiniLmEmbedder {
         // A query's shape, built now: it checks the model, and the first question does not wait for it.
         plans.plan(1, padded_length(1))?;
         let identity = ModelIdentity {
-            name: MODEL_NAME.to_string(),
+            name: spec.name.to_string(),
             model_hash: blake3_hex(model),
             tokenizer_hash: blake3_hex(tokenizer),
-            dimension: DIMENSION,
-            max_tokens: MAX_TOKENS,
+            dimension: spec.dimension,
+            max_tokens: spec.max_tokens,
         };
-        Ok(Self { plans, input_order, truncating, counting, identity, pieces_embedded: Default::default() })
+        let prefix_tokens = count_pieces(&counting, spec.passage_prefix);
+        Ok(Self {
+            model: kind,
+            plans,
+            input_order,
+            truncating,
+            counting,
+            identity,
+            prefix_tokens,
+            pieces_embedded: Default::default(),
+        })
+    }
+
+    pub fn model(&self) -> EmbeddingModel {
+        self.model
+    }
+
+    fn spec(&self) -> &'static ModelSpec {
+        self.model.spec()
     }
 
     /// Word pieces of the texts embedded so far.
@@ -81,26 +106,53 @@ impl MiniLmEmbedder {
         self.pieces_embedded.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Reads `model.onnx` and `tokenizer.json` from a directory.
+    /// Reads `kind`'s model and tokenizer files from a directory.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn from_dir(dir: &std::path::Path) -> Result<Self, EmbedError> {
+    pub fn from_dir(dir: &std::path::Path, kind: EmbeddingModel) -> Result<Self, EmbedError> {
         let read = |name: &str| {
             let path = dir.join(name);
             std::fs::read(&path)
                 .map_err(|e| EmbedError::MissingFile { path: path.display().to_string(), reason: e.to_string() })
         };
-        Self::from_bytes(&read(MODEL_FILE)?, &read(TOKENIZER_FILE)?)
+        Self::from_bytes(kind, &read(kind.spec().model_file)?, &read(kind.spec().tokenizer_file)?)
     }
 
     /// The word-piece ids the model is given for `text`: what another runtime needs to compute the same
     /// embedding (the browser benchmark feeds them to onnxruntime-web).
     #[cfg(feature = "bench")]
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
-        Ok(self.encode(text)?.get_ids().to_vec())
+        Ok(self.encode(self.spec().passage_prefix, text)?.get_ids().to_vec())
     }
 
-    fn encode(&self, text: &str) -> Result<tokenizers::Encoding, EmbedError> {
-        self.truncating.encode(text, true).map_err(|e| EmbedError::Tokenizer(e.to_string()))
+    fn encode(&self, prefix: &str, text: &str) -> Result<tokenizers::Encoding, EmbedError> {
+        let encoded = if prefix.is_empty() {
+            self.truncating.encode(text, true)
+        } else {
+            self.truncating.encode(format!("{prefix}{text}"), true)
+        };
+        encoded.map_err(|e| EmbedError::Tokenizer(e.to_string()))
+    }
+
+    fn embed_with(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let encodings = texts.iter().map(|t| self.encode(prefix, t)).collect::<Result<Vec<_>, _>>()?;
+        let pieces = encodings.iter().map(|e| e.get_ids().len()).sum();
+        self.pieces_embedded.fetch_add(pieces, std::sync::atomic::Ordering::Relaxed);
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut vectors = vec![Vec::new(); texts.len()];
+        // Plans per shape exist for full batches and single sequences (plans.rs): there the rest of a list goes
+        // one by one; the one symbolic plan takes any batch.
+        for group in order.chunks(BATCH_SIZE) {
+            let batches: Vec<&[usize]> =
+                if group.len() == BATCH_SIZE || !PER_SHAPE { vec![group] } else { group.chunks(1).collect() };
+            for batch in batches {
+                let encoded: Vec<tokenizers::Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
+                for (&i, vector) in batch.iter().zip(self.run_batch(&encoded)?) {
+                    vectors[i] = vector;
+                }
+            }
+        }
+        Ok(vectors)
     }
 
     fn run_batch(&self, encodings: &[tokenizers::Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -139,6 +191,10 @@ impl MiniLmEmbedder {
     }
 }
 
+fn count_pieces(tokenizer: &Tokenizer, text: &str) -> usize {
+    tokenizer.encode(text, false).map(|e| e.get_ids().len()).unwrap_or_else(|_| text.split_whitespace().count() * 2)
+}
+
 fn check_pinned(file: &'static str, bytes: &[u8], expected: &str) -> Result<(), EmbedError> {
     let actual = blake3_hex(bytes);
     if actual == expected { Ok(()) } else { Err(EmbedError::Mismatch { file, actual, expected: expected.to_string() }) }
@@ -170,40 +226,27 @@ fn mean_pool_normalized(hidden: tract_ndarray::ArrayView2<f32>, mask: &[u32]) ->
     pooled
 }
 
-impl TextEmbedder for MiniLmEmbedder {
+impl TextEmbedder for Embedder {
     fn identity(&self) -> &ModelIdentity {
         &self.identity
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = texts.iter().map(|t| self.encode(t)).collect::<Result<Vec<_>, _>>()?;
-        let pieces = encodings.iter().map(|e| e.get_ids().len()).sum();
-        self.pieces_embedded.fetch_add(pieces, std::sync::atomic::Ordering::Relaxed);
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut vectors = vec![Vec::new(); texts.len()];
-        // Plans per shape exist for full batches and single sequences (plans.rs): there the rest of a list goes
-        // one by one; the one symbolic plan takes any batch.
-        for group in order.chunks(BATCH_SIZE) {
-            let batches: Vec<&[usize]> =
-                if group.len() == BATCH_SIZE || !PER_SHAPE { vec![group] } else { group.chunks(1).collect() };
-            for batch in batches {
-                let encoded: Vec<tokenizers::Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
-                for (&i, vector) in batch.iter().zip(self.run_batch(&encoded)?) {
-                    vectors[i] = vector;
-                }
-            }
-        }
-        Ok(vectors)
+        self.embed_with(self.spec().passage_prefix, texts)
+    }
+
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with(self.spec().query_prefix, texts)
     }
 }
 
-impl TokenCounter for MiniLmEmbedder {
+impl TokenCounter for Embedder {
     fn count_tokens(&self, text: &str) -> usize {
-        self.counting
-            .encode(text, false)
-            .map(|e| e.get_ids().len())
-            .unwrap_or_else(|_| text.split_whitespace().count() * 2)
+        count_pieces(&self.counting, text)
+    }
+
+    fn special_tokens(&self) -> usize {
+        2 + self.prefix_tokens
     }
 
     fn token_spans(&self, text: &str) -> Option<Vec<(usize, usize)>> {
