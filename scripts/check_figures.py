@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Checks that every headline figure the README states equals the figure in the "Current figures" table of
-the document it links to: a figure is said once, with one value, and the README never drifts from the docs.
+"""Checks that every figure the README states is one the docs state: a figure is said once, with one value,
+and the README never drifts from the docs.
 
-The README's figures are the rows of the table between `<!-- headline figures -->` and
-`<!-- /headline figures -->`: `| figure | value | [where](docs/FILE.md#current-figures) |`. The figure's
-name must be the first cell of a row of FILE's "Current figures" table, and the README's value must be
-found in that row's value cell (the docs may say more: the cores busy beside a time).
+- The headline figures are the rows of the table between `<!-- headline figures -->` and
+  `<!-- /headline figures -->`: `| figure | value | [where](docs/FILE.md#current-figures) |`. The figure's
+  name must be the first cell of a row of FILE's "Current figures" table, and the README's value must be
+  found in that row's value cell (the docs may say more: the cores busy beside a time).
+- Every other figure of the README's prose (a number with a unit of time, size or share, or a score such as
+  0.95) must be stated by a document its paragraph links to (`docs/FILE.md`): the same number, or one that
+  rounds to it (the README says 0.83 where the docs say 0.829). A paragraph with a figure and no such link
+  fails, so every figure can be traced to the table and command behind it.
 """
 
 import re
@@ -29,6 +33,108 @@ def current_figures(document: Path) -> dict[str, str]:
     return {row[0]: row[1] for row in rows[2:] if len(row) >= 2}
 
 
+# A figure: a number with a unit of time, size or share, or a score (0.95; a range 0.83–0.91 is two).
+FIGURE = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(?:–|-|to)\s*(\d+(?:[.,]\d+)*))?\s*"
+    r"(ms|s|min|minutes|MB|GB|kB|KiB|MiB|GiB|%|texts/s)(?![\w])"
+    r"|(?<![\w.])(0\.\d{2,3})(?:–(0\.\d{2,3}))?(?!\.?\d)"
+)
+DOC_LINK = re.compile(r"\((docs/[A-Z]+\.md)")
+
+
+def prose_paragraphs(readme: str) -> list[str]:
+    """The README's paragraphs and list items outside code blocks and the headline table."""
+    readme = re.sub(r"```.*?```", "", readme, flags=re.S)
+    readme = re.sub(r"<!-- headline figures -->.*?<!-- /headline figures -->", "", readme, flags=re.S)
+    paragraphs, current = [], []
+    for line in readme.splitlines():
+        starts_item = line.startswith(("- ", "* ", "#", "|"))
+        if not line.strip() or starts_item:
+            if current:
+                paragraphs.append(" ".join(current))
+            current = [] if not line.strip() or line.startswith(("#", "|")) else [line]
+        else:
+            current.append(line.strip())
+    if current:
+        paragraphs.append(" ".join(current))
+    return paragraphs
+
+
+def numbers(text: str, unit: str | None) -> list[str]:
+    """The numbers of `text`; with a unit, only those it follows, directly or after a list or range of
+    numbers (`14 to 18 texts/s`, `2.2 / 2.5 / 6.9 s`)."""
+    number = r"\d+(?:[.,]\d+)*"
+    pattern = r"(?<![\w.])" + number
+    if unit:
+        pattern += r"(?=(?:\s*(?:–|-|/|to|,|and)\s*" + number + r")*\s*" + re.escape(unit) + r"(?![\w]))"
+    return re.findall(pattern, re.sub(r"\s+", " ", text))
+
+
+def stated(value: str, unit: str | None, document: str) -> bool:
+    """Whether `document` states `value` (with `unit`), or a number that rounds to it at `value`'s precision."""
+    plain = value.replace(",", "")
+    decimals = len(plain.split(".")[1]) if "." in plain else 0
+    for number in numbers(document, unit):
+        try:
+            if round(float(number.replace(",", "")), decimals) == float(plain):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def read_doc(path: str) -> str:
+    return (ROOT / path).read_text(encoding="utf-8") if (ROOT / path).exists() else ""
+
+
+def prose_problems(readme: str, read=read_doc) -> list[str]:
+    problems = []
+    for paragraph in prose_paragraphs(readme):
+        figures = [
+            (value, match.group(3))
+            for match in FIGURE.finditer(paragraph)
+            for value in match.groups()[:2] + match.groups()[3:]
+            if value
+        ]
+        if not figures:
+            continue
+        linked = sorted(set(DOC_LINK.findall(paragraph)))
+        if not linked:
+            shown = ", ".join(f"{value} {unit or ''}".strip() for value, unit in figures)
+            problems.append(f"README: {shown} stated where no doc is linked: {paragraph[:70]}…")
+            continue
+        text = " ".join(read(path) for path in linked)
+        for value, unit in figures:
+            if not stated(value, unit, text):
+                shown = f"{value} {unit or ''}".strip()
+                problems.append(f"README: {shown} is not stated by {', '.join(linked)}: {paragraph[:70]}…")
+    return problems
+
+
+def self_test() -> int:
+    """The prose check on small READMEs it must pass and fail, against one doc."""
+    doc = {"docs/A.md": "| x | 0.829 / 0.91 | 25 min 46 s wall, 18.0\ntexts/s; 6.9 s |"}.get
+    link = " ([a](docs/A.md))"
+    cases = [
+        ("took 25 min 46 s" + link, 0),
+        ("MRR@10 0.83–0.91" + link, 0),
+        ("18.0 texts/s and 6.9 s" + link, 0),
+        ("Trunk 0.21.14, wasm-bindgen 0.2.130" + link, 0),
+        ("MRR@10 0.84" + link, 1),
+        ("took 25 s" + link, 1),
+        ("About 7 GB of disk.", 1),
+        ("- a list item of 0.829\n- another of 0.5" + link, 1),
+    ]
+    failed = 0
+    for readme, expected in cases:
+        found = len(prose_problems(readme, lambda path: doc(path, "")))
+        if found != expected:
+            print(f"check_figures --self-test: {readme!r}: {found} problems, expected {expected}", file=sys.stderr)
+            failed += 1
+    print(f"check_figures --self-test: {len(cases) - failed} of {len(cases)} cases as expected")
+    return 1 if failed else 0
+
+
 def main() -> int:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- headline figures -->\n(.*?)<!-- /headline figures -->", readme, re.S)
@@ -46,12 +152,14 @@ def main() -> int:
             problems.append(f"{figure}: not a row of {link.group(1)}'s current figures")
         elif value not in stated[figure]:
             problems.append(f"{figure}: the README says {value!r}, {link.group(1)} says {stated[figure]!r}")
+    problems += prose_problems(readme)
     for problem in problems:
         print(f"check_figures: {problem}", file=sys.stderr)
     if not problems:
-        print(f"check_figures: the README's {len(rows)} headline figures equal the docs' current figures")
+        print(f"check_figures: the README's {len(rows)} headline figures equal the docs' current figures, and"
+              " every figure of its prose is stated by a doc it links to")
     return 1 if problems or not rows else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(self_test() if sys.argv[1:] == ["--self-test"] else main())

@@ -8,7 +8,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== formatting"
 cargo fmt --check
-echo "== the README's headline figures against the docs' current figures"
+echo "== the README's figures against the docs (scripts/check_figures.py): the headline table against the docs'"
+echo "   current figures, every figure of its prose against a doc it links to; first the check itself"
+python3 scripts/check_figures.py --self-test
 python3 scripts/check_figures.py
 echo "== module layering (scripts/check_modules.py): no module uses one that uses it back, no file over 400 lines"
 echo "   without its reason; first the check itself, on small trees it must pass and fail"

@@ -171,19 +171,7 @@ fn snowball(language: Language) -> (Option<Algorithm>, Option<&'static str>) {
 /// Whether a segmented word is of a script written without spaces between words: Han, Hiragana, Katakana,
 /// Hangul or Thai. UAX 29 makes each ideograph and kana a word of its own, and leaves Thai unsplit.
 fn is_unspaced(word: &str) -> bool {
-    word.chars().all(|c| {
-        matches!(c as u32,
-            0x0E00..=0x0E7F          // Thai
-            | 0x1100..=0x11FF        // Hangul Jamo
-            | 0x3040..=0x30FF        // Hiragana, Katakana
-            | 0x31F0..=0x31FF        // Katakana extensions
-            | 0x3400..=0x4DBF        // CJK extension A
-            | 0x4E00..=0x9FFF        // CJK unified ideographs
-            | 0xAC00..=0xD7AF        // Hangul syllables
-            | 0xF900..=0xFAFF        // CJK compatibility ideographs
-            | 0xFF66..=0xFF9F        // half-width Katakana
-            | 0x20000..=0x2FA1F) // CJK extensions B to F, compatibility supplement
-    })
+    word.chars().all(|c| crate::language::unspaced_script(c).is_some())
 }
 
 /// A run of unspaced characters (byte ranges of each), given out as overlapping pairs once it closes.

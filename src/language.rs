@@ -66,6 +66,42 @@ const CODES: &[(Language, &str, &str, &str)] = &[
 /// a file of megabytes.
 pub const SAMPLE_CHARS: usize = 6_000;
 
+/// The scripts written without spaces between words, which the analyzer cuts into pairs of characters and
+/// which tell their languages apart before whatlang reads a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnspacedScript {
+    /// Hiragana, Katakana and their extensions, half-width Katakana.
+    Kana,
+    /// Hangul Jamo and syllables.
+    Hangul,
+    /// CJK ideographs: unified, extension A, compatibility, and extensions B to F.
+    Han,
+    Thai,
+}
+
+pub fn unspaced_script(c: char) -> Option<UnspacedScript> {
+    match c as u32 {
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Some(UnspacedScript::Kana),
+        0x1100..=0x11FF | 0xAC00..=0xD7AF => Some(UnspacedScript::Hangul),
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F => Some(UnspacedScript::Han),
+        0x0E00..=0x0E7F => Some(UnspacedScript::Thai),
+        _ => None,
+    }
+}
+
+/// Each language of `languages` with how often it comes, the most common first (ties in [`Language`]'s order).
+pub fn tally(languages: impl IntoIterator<Item = Language>) -> Vec<(Language, usize)> {
+    let mut counts: Vec<(Language, usize)> = Vec::new();
+    for language in languages {
+        match counts.iter_mut().find(|(counted, _)| *counted == language) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((language, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+}
+
 impl Language {
     /// The ISO 639-1 code (`und` for [`Language::Other`]).
     pub fn code(self) -> &'static str {
@@ -135,12 +171,12 @@ fn by_script(sample: &str) -> Option<Language> {
     let (mut letters, mut kana, mut hangul, mut han, mut thai) = (0usize, 0usize, 0usize, 0usize, 0usize);
     for c in sample.chars().filter(|c| c.is_alphabetic()) {
         letters += 1;
-        match c as u32 {
-            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
-            0x1100..=0x11FF | 0xAC00..=0xD7AF => hangul += 1,
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F => han += 1,
-            0x0E00..=0x0E7F => thai += 1,
-            _ => {}
+        match unspaced_script(c) {
+            Some(UnspacedScript::Kana) => kana += 1,
+            Some(UnspacedScript::Hangul) => hangul += 1,
+            Some(UnspacedScript::Han) => han += 1,
+            Some(UnspacedScript::Thai) => thai += 1,
+            None => {}
         }
     }
     let share = |count: usize, parts: usize| letters > 0 && count * parts >= letters;

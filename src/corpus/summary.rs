@@ -77,14 +77,7 @@ fn languages_line(documents: &[(String, Language)]) -> Option<ReportLine> {
     if documents.iter().all(|(_, language)| *language == Language::English) {
         return None;
     }
-    let mut counts: Vec<(Language, usize)> = Vec::new();
-    for &(_, language) in documents {
-        match counts.iter_mut().find(|(counted, _)| *counted == language) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((language, 1)),
-        }
-    }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let counts = crate::language::tally(documents.iter().map(|&(_, language)| language));
     let most = counts[0].0;
     let files = documents.iter().filter(|(_, language)| *language != most);
     let files = files.map(|(source, language)| format!("{source} ({})", language.name())).collect();

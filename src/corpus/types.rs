@@ -117,17 +117,10 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Each language's ISO 639-1 code with its count of documents, the most documents first (then by code).
+    /// Each language's ISO 639-1 code with its count of documents, the most documents first.
     pub fn language_counts(&self) -> Vec<(String, usize)> {
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for document in &self.documents {
-            match counts.iter_mut().find(|(code, _)| code == document.language.code()) {
-                Some((_, count)) => *count += 1,
-                None => counts.push((document.language.code().to_string(), 1)),
-            }
-        }
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        counts
+        let counts = crate::language::tally(self.documents.iter().map(|document| document.language));
+        counts.into_iter().map(|(language, count)| (language.code().to_string(), count)).collect()
     }
 
     /// Whether every reference between records is in range and every span lies on character boundaries of
