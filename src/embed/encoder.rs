@@ -2,7 +2,7 @@
 //! (WordPiece for MiniLM, Unigram for e5), `tract-onnx` inference, mean pooling over the attention mask, L2
 //! normalisation, and the model's query and passage prefixes.
 
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{PostProcessor, Tokenizer, TruncationDirection};
 use tract_onnx::prelude::*;
 
 use super::plans::{PER_SHAPE, Plans, padded_length};
@@ -20,8 +20,12 @@ pub struct Embedder {
     plans: Plans,
     /// Position of each of [`INPUTS`] among the model's inputs.
     input_order: [usize; 3],
-    truncating: Tokenizer,
-    counting: Tokenizer,
+    /// One tokenizer, without truncation or padding, for counting and for embedding: e5's vocabulary of
+    /// 250,000 pieces holds about 290 MB in the `tokenizers` crate, so a second copy set to truncate would
+    /// cost that again; [`Embedder::encode`] cuts a sequence to the model's limit itself.
+    tokenizer: Tokenizer,
+    /// Special tokens the tokenizer's post-processor adds around a sequence.
+    added_tokens: usize,
     identity: ModelIdentity,
     /// Word pieces of the passage prefix, which every embedded passage adds to its own.
     prefix_tokens: usize,
@@ -57,15 +61,11 @@ impl Embedder {
     /// Loads any BERT-style ONNX sentence encoder with `kind`'s dimension, prefixes and limits.
     pub fn from_unpinned_bytes(kind: EmbeddingModel, model: &[u8], tokenizer: &[u8]) -> Result<Self, EmbedError> {
         let spec = kind.spec();
-        let counting = Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        let mut truncating = counting.clone();
-        truncating
-            .with_truncation(Some(TruncationParams { max_length: spec.max_tokens, ..Default::default() }))
-            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        truncating.with_padding(None);
-        let mut counting = counting;
-        counting.with_truncation(None).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        counting.with_padding(None);
+        let tokenizer_hash = blake3_hex(tokenizer);
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        tokenizer.with_truncation(None).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        tokenizer.with_padding(None);
+        let added_tokens = tokenizer.get_post_processor().map_or(0, |processor| processor.added_tokens(false));
         let typed = read_model(model, true).map_err(|e| EmbedError::Model(format!("{e:#}")))?;
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         wasm_kernel::keep_registered();
@@ -76,17 +76,19 @@ impl Embedder {
         let identity = ModelIdentity {
             name: spec.name.to_string(),
             model_hash: blake3_hex(model),
-            tokenizer_hash: blake3_hex(tokenizer),
+            tokenizer_hash,
             dimension: spec.dimension,
             max_tokens: spec.max_tokens,
         };
-        let prefix_tokens = count_pieces(&counting, spec.passage_prefix);
+        // Counted alone, e5's `passage: ` is one piece more than in front of a word (its space joins the
+        // word's piece): chunks keep that piece to spare, as they did when the figures were measured.
+        let prefix_tokens = count_pieces(&tokenizer, spec.passage_prefix);
         Ok(Self {
             model: kind,
             plans,
             input_order,
-            truncating,
-            counting,
+            tokenizer,
+            added_tokens,
             identity,
             prefix_tokens,
             pieces_embedded: Default::default(),
@@ -124,13 +126,20 @@ impl Embedder {
         Ok(self.encode(self.spec().passage_prefix, text)?.get_ids().to_vec())
     }
 
+    /// `prefix` and `text` as the model takes them: cut to its limit with room for the special tokens, then
+    /// with them, as the tokenizer's own truncation does (its tests: `tests/integration/embedding_parity.rs`).
     fn encode(&self, prefix: &str, text: &str) -> Result<tokenizers::Encoding, EmbedError> {
-        let encoded = if prefix.is_empty() {
-            self.truncating.encode(text, true)
-        } else {
-            self.truncating.encode(format!("{prefix}{text}"), true)
-        };
-        encoded.map_err(|e| EmbedError::Tokenizer(e.to_string()))
+        let failed = |e: tokenizers::Error| EmbedError::Tokenizer(e.to_string());
+        let mut encoding = match prefix.is_empty() {
+            true => self.tokenizer.encode(text, false),
+            false => self.tokenizer.encode(format!("{prefix}{text}"), false),
+        }
+        .map_err(failed)?;
+        let limit = self.identity.max_tokens.saturating_sub(self.added_tokens);
+        if encoding.len() > limit {
+            encoding.truncate(limit, 0, TruncationDirection::Right);
+        }
+        self.tokenizer.post_process(encoding, None, true).map_err(failed)
     }
 
     fn embed_with(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -242,7 +251,7 @@ impl TextEmbedder for Embedder {
 
 impl TokenCounter for Embedder {
     fn count_tokens(&self, text: &str) -> usize {
-        count_pieces(&self.counting, text)
+        count_pieces(&self.tokenizer, text)
     }
 
     fn special_tokens(&self) -> usize {
@@ -250,6 +259,6 @@ impl TokenCounter for Embedder {
     }
 
     fn token_spans(&self, text: &str) -> Option<Vec<(usize, usize)>> {
-        self.counting.encode(text, false).ok().map(|encoding| encoding.get_offsets().to_vec())
+        self.tokenizer.encode(text, false).ok().map(|encoding| encoding.get_offsets().to_vec())
     }
 }

@@ -125,3 +125,28 @@ fn an_english_folder_keeps_minilm() {
     quire(&["index", docs.to_str().unwrap(), "-o", snapshot]);
     assert_eq!(model_of(snapshot), EmbeddingModel::MiniLm.spec().name);
 }
+
+/// A text past a model's limit is cut where the tokenizer's own truncation cut it: its vector is the vector
+/// of the text up to its last word piece that fits beside the special tokens (and e5's prefix), and not that
+/// of a shorter cut.
+#[test]
+fn a_long_text_is_cut_at_the_model_limit() {
+    use quire::corpus::TokenCounter;
+    let long =
+        "Debian verteilt freie Software in Paketen, die ein Archiv auf vielen Spiegeln bereitstellt. ".repeat(40);
+    let english = "Debian distributes free software in packages that an archive offers on many mirrors. ".repeat(40);
+    for (embedder, text) in [(common::embedder(), english.as_str()), (e5(), long.as_str())] {
+        let spans = embedder.token_spans(text).unwrap();
+        // The prefix's pieces in front of the text: one fewer than alone, for e5, whose `passage: ` ends in the
+        // space the next word's piece takes up.
+        let prefix = embedder.special_tokens() - 2;
+        let fits = embedder.identity().max_tokens - 2 - prefix.saturating_sub(1);
+        assert!(spans.len() > fits + 40, "the text runs past the limit");
+        let cut = |pieces: usize| &text[..spans[pieces - 1].1];
+        let whole = embedder.embed(&[text]).unwrap().remove(0);
+        let at_limit = embedder.embed(&[cut(fits)]).unwrap().remove(0);
+        let shorter = embedder.embed(&[cut(fits - 40)]).unwrap().remove(0);
+        assert!(cosine(&whole, &at_limit) > 0.99999, "{}", embedder.identity().name);
+        assert!(cosine(&whole, &shorter) < 0.9999, "{}", embedder.identity().name);
+    }
+}
