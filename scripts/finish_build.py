@@ -41,6 +41,9 @@ POLICY = (
     "object-src 'none'; base-uri 'self'; form-action 'none'"
 )
 SERVICE_WORKER = "sw.js"
+# The multilingual model's files (src/embed/catalogue.rs): a first visit does not download them; the page
+# fetches them when a corpus in other languages needs them, and the service worker keeps them then.
+ON_DEMAND = {"models/e5-small.onnx", "models/e5-tokenizer.json"}
 # Runs before the policy exists; the origin is checked again here because local storage is the page's input.
 POLICY_WRITER = """<script>
 (function () {
@@ -106,14 +109,16 @@ def name_engine_module(staging: Path) -> None:
 
 
 def write_service_worker(staging: Path) -> None:
-    files = sorted(
+    every = sorted(
         path.relative_to(staging).as_posix()
         for path in staging.rglob("*")
         if path.is_file() and path.name != SERVICE_WORKER
     )
+    # The version covers the files fetched on demand too: a new model is a new cache of fetched files.
     version = hashlib.sha256()
-    for name in files:
+    for name in every:
         version.update(name.encode() + b"\0" + hashlib.sha256((staging / name).read_bytes()).digest())
+    files = [name for name in every if name not in ON_DEMAND]
     template = (ROOT / "www" / SERVICE_WORKER).read_text(encoding="utf-8")
     worker = template.replace('"__QUIRE_BUILD_VERSION__"', json.dumps(version.hexdigest()[:16])).replace(
         "__QUIRE_BUILD_FILES__", json.dumps(files)

@@ -248,7 +248,7 @@ fn ExchangeView(
                     let (source, chunk) = (row.source.clone(), row.chunk);
                     view! {
                         <li class="source" class:cited=is_cited>
-                            <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{row.label.clone()}</button>
+                            <button type="button" class="label" dir="auto" on:click=move |_| open_outline(source.clone(), chunk)>{row.label.clone()}</button>
                             <span class="meta">{format!(" {}{}", row.source, if is_cited { " · cited" } else { "" })}</span>
                         </li>
                     }
@@ -265,7 +265,7 @@ fn ExchangeView(
     view! {
         <li class="exchange" data-state=move || progress.get().key() data-index=index.to_string()>
             <p class="question">{exchange.with_untracked(|e| e.question.clone())}</p>
-            <div class="answer" on:click=on_answer_click
+            <div class="answer" dir="auto" on:click=on_answer_click
                 inner_html=move || exchange.with(|e| answer_html(&e.answer, e.sources.len()))></div>
             <p class="exchange-status" role="status">
                 {status}

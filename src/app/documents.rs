@@ -189,7 +189,7 @@ fn DocumentList(
                     let removed = source.clone();
                     view! {
                         <li data-source=source.clone()>
-                            <span class="title">{title}</span>" "<span class="meta">{source.clone()}</span>" "
+                            <span class="title" dir="auto">{title}</span>" "<span class="meta">{source.clone()}</span>" "
                             <button type="button" class="remove" aria-label=label disabled=move || !ready.get()
                                 on:click=move |_| remove(removed.clone())>"Remove"</button>
                         </li>

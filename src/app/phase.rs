@@ -64,7 +64,8 @@ pub fn describe_progress(progress: &Progress) -> String {
     };
     match task {
         Task::LoadModel => format!(
-            "Answering by words while the embedding model loads: {:.1} / {:.1} MB{}…",
+            "Answering by words while the embedding model loads{}: {:.1} / {:.1} MB{}…",
+            current.as_ref().map_or_else(String::new, |model| format!(" ({model})")),
             *done as f64 / 1e6,
             *total as f64 / 1e6,
             remaining("MB", 1e6)

@@ -177,7 +177,7 @@ fn result_item(row: ResultRow, open_outline: impl Fn(String, u32) + Copy + Send 
     let (source, chunk) = (row.source.clone(), row.chunk);
     view! {
         <li class="result">
-            <button type="button" class="label" title="Open the whole passage in its document's outline"
+            <button type="button" class="label" dir="auto" title="Open the whole passage in its document's outline"
                 on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
             <div class="meta">{format!("{} · {}", row.source, found_by(&row.ranks))}</div>
             <p class="text" dir="auto">{excerpt(row.excerpt)}</p>
@@ -192,7 +192,7 @@ fn result_item(row: ResultRow, open_outline: impl Fn(String, u32) + Copy + Send 
 fn breadcrumb(label: &str) -> impl IntoView + use<> {
     let (title, sections) = label.split_once(" › ").map_or((label, None), |(title, rest)| (title, Some(rest)));
     view! {
-        <span class="title">{title.to_string()}</span>
+        <span class="title" dir="auto">{title.to_string()}</span>
         {sections.map(|rest| view! { <span class="crumbs">{format!(" › {rest}")}</span> })}
     }
 }
@@ -249,7 +249,7 @@ fn more_from_document(
                         let (source, chunk) = (row.source.clone(), row.chunk);
                         view! {
                             <li class="more-result">
-                                <button type="button" class="label" on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
+                                <button type="button" class="label" dir="auto" on:click=move |_| open_outline(source.clone(), chunk)>{breadcrumb(&row.label)}</button>
                                 <div class="meta">{found_by(&row.ranks)}</div>
                                 <p class="text" dir="auto">{excerpt(row.excerpt)}</p>
                             </li>
@@ -292,7 +292,7 @@ pub fn OutlineView(outline: RwSignal<Option<(DocumentOutline, u32)>>) -> impl In
                             data-relevance=relevance_value>
                             <div class="chunk-head">
                                 <span class="relevance-bar" aria-hidden="true"><span style:width=format!("{:.0}%", share * 100.0)></span></span>
-                                <span class="label">{chunk.label}</span>
+                                <span class="label" dir="auto">{chunk.label}</span>
                                 {relevance.map(|r| view! { <span class="meta">{format!(" · relevance {r}")}</span> })}
                             </div>
                             <p class="text" dir="auto">{chunk.text}</p>
@@ -301,7 +301,7 @@ pub fn OutlineView(outline: RwSignal<Option<(DocumentOutline, u32)>>) -> impl In
                 }).collect_view();
                 view! {
                     <li class="outline-section" style:margin-left=format!("{}rem", depth.saturating_sub(1))>
-                        <div class="heading">{heading}</div>
+                        <div class="heading" dir="auto">{heading}</div>
                         <ol>{chunks}</ol>
                     </li>
                 }

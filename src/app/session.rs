@@ -152,17 +152,23 @@ impl IndexSession {
         self.phase.set(phase);
     }
 
-    /// The model's news, shown in the phase while questions are answered by words.
+    /// The model's news, shown in the phase while questions are answered by words, and from Ready when the
+    /// engine loads another model (an index of another language opened).
     fn model_changed(self, model: Model) {
         self.model.set(model);
-        if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_)) {
+        if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_) | Phase::Ready) {
             self.settle();
         }
     }
 
-    /// The model's download goes to `model`, every other step to the phase.
+    /// The model's download goes to `model`, every other step to the phase; a model an update's documents
+    /// asked for (another language's) is that update's step too, shown with its name and size.
     fn on_progress(self) -> impl Fn(Progress) + 'static {
         move |progress| match progress.task {
+            Task::LoadModel if matches!(self.phase.get_untracked(), Phase::Working(_)) => {
+                self.model.set(Model::Loading(Some(progress.clone())));
+                self.phase.set(Phase::Working(progress));
+            }
             Task::LoadModel => self.model_changed(Model::Loading(Some(progress))),
             _ => self.phase.set(Phase::Working(progress)),
         }

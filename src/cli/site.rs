@@ -187,12 +187,21 @@ fn write_site(
     index: &IndexedCorpus,
     Extras { questions, lesson, embedder }: Extras<'_>,
 ) -> anyhow::Result<SiteFiles> {
+    // The files of the models the site's index was not embedded by (the multilingual model, 77 MB, beside
+    // an index of MiniLM's), under `models/` where the app's build serves them (www/index.html).
+    let other_models: Vec<String> = EmbeddingModel::ALL
+        .into_iter()
+        .filter(|model| EmbeddingModel::of(index.model()) != Some(*model))
+        .flat_map(|model| [model.spec().model_file, model.spec().tokenizer_file])
+        .map(|file| format!("models/{file}"))
+        .collect();
     let left_out: HashSet<&str> = app_published
         .corpora
         .iter()
         .flat_map(|corpus| std::iter::once(&corpus.snapshot).chain(&corpus.questions).chain(&corpus.lesson))
         .map(String::as_str)
         .chain([MANIFEST, SERVICE_WORKER])
+        .chain(other_models.iter().map(String::as_str))
         .collect();
     let mut files = Vec::new();
     copy_app(&args.app, dir, &left_out, &mut files)?;

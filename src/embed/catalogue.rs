@@ -36,6 +36,8 @@ pub struct ModelSpec {
     pub dimension: usize,
     /// Word pieces a sequence is cut to, special tokens and prefix included.
     pub max_tokens: usize,
+    /// Its two files' bytes: what the page downloads before it embeds with it, and says first.
+    pub download_bytes: u64,
 }
 
 const MINILM: ModelSpec = ModelSpec {
@@ -49,6 +51,7 @@ const MINILM: ModelSpec = ModelSpec {
     passage_prefix: "",
     dimension: 384,
     max_tokens: 256,
+    download_bytes: 22_928_619 + 466_247,
 };
 
 const MULTILINGUAL_E5: ModelSpec = ModelSpec {
@@ -62,6 +65,7 @@ const MULTILINGUAL_E5: ModelSpec = ModelSpec {
     passage_prefix: "passage: ",
     dimension: 384,
     max_tokens: 256,
+    download_bytes: 68_346_122 + 8_942_481,
 };
 
 /// Text in languages other than English, as a share of a new index's characters, from which the index gets

@@ -121,10 +121,15 @@ impl Base<'_> {
     }
 
     /// The model the index is to be embedded by: for a fresh index, the one asked for or the one `documents`
-    /// are suited to; for an update, the current index's (`None` where that is not a model of the catalogue).
+    /// are suited to; for an update, the current index's (`None` where that is not a model of the catalogue),
+    /// unless it removes every document the index had: then it is a new corpus (the page's own files in
+    /// place of a demo), and its documents choose.
     pub fn model_for(&self, documents: &[Document]) -> Option<EmbeddingModel> {
         match (self, self.current()) {
             (Base::Fresh { model, .. }, _) => Some(model.unwrap_or_else(|| EmbeddingModel::suited_to(documents))),
+            (Base::Update { removed, .. }, Some(current)) if removes_everything(current, removed) => {
+                Some(EmbeddingModel::suited_to(documents))
+            }
             (_, Some(current)) => EmbeddingModel::of(current.model()),
             (_, None) => Some(EmbeddingModel::suited_to(documents)),
         }
@@ -136,6 +141,12 @@ impl Base<'_> {
             _ => self.current().map(|c| c.settings.corpus.clone()).unwrap_or_default(),
         }
     }
+}
+
+/// Whether `removed` names every document of `current`.
+fn removes_everything(current: &IndexedCorpus, removed: &[String]) -> bool {
+    let removed: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
+    current.corpus.documents.iter().all(|document| removed.contains(document.source.as_str()))
 }
 
 /// A file as the pipeline takes it: read, or why it could not be read.

@@ -19,11 +19,12 @@ mod worker;
 
 /// The engine module's entry (the `quire` binary): the full engine worker, or one of its embedding workers.
 pub fn start_engine() {
-    match browser::worker_role().as_deref() {
-        Some(roles::EMBEDDER) => pool::serve_embedding(),
-        Some(roles::ENGINE) => worker::serve(),
-        Some(unknown) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
-        None => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
+    let role = browser::worker_role();
+    match (role.as_deref(), role.as_deref().and_then(roles::embedder_model)) {
+        (_, Some(model)) => pool::serve_embedding(model),
+        (Some(roles::ENGINE), _) => worker::serve(),
+        (Some(unknown), _) => web_sys::console::error_1(&format!("no worker role `{unknown}`").into()),
+        (None, _) => web_sys::console::error_1(&"this is the engine's module; the page loads quire-page".into()),
     }
 }
 

@@ -17,7 +17,7 @@ pub async fn load_embedder(
     kind: EmbeddingModel,
     on_download: impl FnMut(usize, Option<usize>),
 ) -> Result<Embedder, ModelLoadError> {
-    reserve_memory(MEMORY_WITH_MODEL);
+    reserve_memory(memory_with(kind));
     let spec = kind.spec();
     let model =
         browser::fetch_bytes_with_progress(&url(spec.model_file), on_download).await.map_err(ModelLoadError::Fetch)?;
@@ -25,9 +25,15 @@ pub async fn load_embedder(
     Embedder::from_bytes(kind, &model, &tokenizer).map_err(|e| ModelLoadError::Unusable(e.to_string()))
 }
 
-/// About what an engine worker holds once its model has loaded (170 MB with the planets demo, read from the
-/// page's "The engine holds … of memory"): the model's bytes, tract's typed model and its plan.
-const MEMORY_WITH_MODEL: usize = 160 << 20;
+/// About what a worker holds once `kind` has loaded: the model's bytes, tract's typed model and its plan
+/// (MiniLM: 170 MB with the planets demo, read from the page's "The engine holds … of memory"), and for e5
+/// its 250,000-piece vocabulary and its widened matrices.
+fn memory_with(kind: EmbeddingModel) -> usize {
+    match kind {
+        EmbeddingModel::MiniLm => 160 << 20,
+        EmbeddingModel::MultilingualE5 => 512 << 20,
+    }
+}
 
 /// Grows the allocator's heap to `bytes` in one step, before the model's load grows it a piece at a time.
 /// An engine without fast memory (WebKitGTK here) copies the whole linear memory on every `memory.grow`, so

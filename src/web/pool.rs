@@ -50,6 +50,8 @@ type Answer = (u32, Result<Vec<Vec<f32>>, EngineError>);
 type Finished = (usize, Vec<Vec<f32>>);
 
 pub struct Pool {
+    /// The model every worker embeds with.
+    model: EmbeddingModel,
     members: Vec<Member>,
     events: UnboundedReceiver<(usize, Event)>,
     next_job: u32,
@@ -58,17 +60,22 @@ pub struct Pool {
 impl Pool {
     /// A pool of one worker per core but one (the engine worker embeds too), at least one, at most
     /// [`MAX_WORKERS`].
-    pub fn for_this_device() -> Pool {
+    pub fn for_this_device(model: EmbeddingModel) -> Pool {
         let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
         let cores = scope.navigator().hardware_concurrency() as usize;
-        Pool::new(cores.saturating_sub(1).clamp(1, MAX_WORKERS))
+        Pool::new(cores.saturating_sub(1).clamp(1, MAX_WORKERS), model)
     }
 
-    /// Starts `size` workers; each loads its model while the caller goes on.
-    pub fn new(size: usize) -> Pool {
+    /// Starts `size` workers; each loads `model` while the caller goes on.
+    pub fn new(size: usize, model: EmbeddingModel) -> Pool {
         let (sender, events) = unbounded();
-        let members = (0..size).filter_map(|i| Member::start(i, sender.clone()).ok()).collect();
-        Pool { members, events, next_job: 0 }
+        let members = (0..size).filter_map(|i| Member::start(i, model, sender.clone()).ok()).collect();
+        Pool { model, members, events, next_job: 0 }
+    }
+
+    /// The model its workers embed with.
+    pub fn model(&self) -> EmbeddingModel {
+        self.model
     }
 
     /// Waits until every worker has its model (the benchmark starts its clock then).
@@ -226,8 +233,8 @@ fn claim(
 }
 
 impl Member {
-    fn start(index: usize, events: UnboundedSender<(usize, Event)>) -> Result<Member, JsError> {
-        let worker = super::browser::start_worker(roles::EMBEDDER, None)?;
+    fn start(index: usize, model: EmbeddingModel, events: UnboundedSender<(usize, Event)>) -> Result<Member, JsError> {
+        let worker = super::browser::start_worker(&roles::embedder(model), None)?;
         let said = events.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let _ = said.unbounded_send((index, Event::Said(from_js(&event))));
@@ -257,12 +264,12 @@ impl Drop for Pool {
     }
 }
 
-/// A pool worker's life: load the model, say so, then embed each job it is sent.
-pub fn serve_embedding() {
+/// A pool worker's life: load `model`, say so, then embed each job it is sent.
+pub fn serve_embedding(model: EmbeddingModel) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let answer = |message: &FromEmbedder| post_to_parent(message);
     spawn_local(async move {
-        let embedder = match load_embedder(EmbeddingModel::MiniLm, |_, _| {}).await {
+        let embedder = match load_embedder(model, |_, _| {}).await {
             Ok(embedder) => embedder,
             Err(reason) => return answer(&FromEmbedder::Ready(Err(EmbedderDown::Model(reason)))),
         };

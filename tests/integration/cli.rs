@@ -254,6 +254,10 @@ fn fake_app(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::write(app.join("snapshots/demo.quire"), b"demo").unwrap();
     std::fs::write(app.join("snapshots/scifact-subset.quire"), b"evaluation").unwrap();
     std::fs::write(app.join("sw.js"), "stale").unwrap();
+    std::fs::create_dir_all(app.join("models")).unwrap();
+    std::fs::write(app.join("models/model.onnx"), b"minilm").unwrap();
+    std::fs::write(app.join("models/e5-small.onnx"), b"e5").unwrap();
+    std::fs::write(app.join("models/e5-tokenizer.json"), b"{}").unwrap();
     let listed = r#"{"corpora": [{"key": "demo", "title": "Demo", "snapshot": "snapshots/demo.quire"}]}"#;
     std::fs::write(app.join("corpora.json"), listed).unwrap();
     app
@@ -291,6 +295,9 @@ fn site_publishes_an_index_with_the_app_and_replaces_only_a_site() {
         serde_json::from_slice(&std::fs::read(site.join("corpus/questions.json")).unwrap()).unwrap();
     assert_eq!(asked[1]["text"], "How big is Jupiter?");
     assert!(!site.join("snapshots/demo.quire").exists(), "the app's demos are not the site's");
+    assert!(site.join("models/model.onnx").exists(), "the model of the site's index is served");
+    assert!(!site.join("models/e5-small.onnx").exists(), "a model the site's index does not use is not");
+    assert!(!site.join("models/e5-tokenizer.json").exists());
     assert!(site.join("snapshots/scifact-subset.quire").exists(), "the evaluation view keeps its data");
     let out = quire(&["stats", site.join("corpus/index.quire").to_str().unwrap(), "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

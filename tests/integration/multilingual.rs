@@ -150,3 +150,12 @@ fn a_long_text_is_cut_at_the_model_limit() {
         assert!(cosine(&whole, &shorter) < 0.9999, "{}", embedder.identity().name);
     }
 }
+
+#[test]
+fn each_model_states_the_bytes_its_files_hold() {
+    for model in EmbeddingModel::ALL {
+        let spec = model.spec();
+        let size = |file: &str| std::fs::metadata(common::model_dir().join(file)).map(|m| m.len()).unwrap();
+        assert_eq!(spec.download_bytes, size(spec.model_file) + size(spec.tokenizer_file), "{}", spec.id);
+    }
+}

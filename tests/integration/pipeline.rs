@@ -222,3 +222,22 @@ fn a_preview_finds_documents_by_their_words_before_their_vectors_and_changes_not
     plain.embed_all(embedder).unwrap();
     assert_eq!(builder.finish().to_snapshot().unwrap(), plain.finish().to_snapshot().unwrap());
 }
+
+/// An update that removes every document it had is a new corpus (the page's own files in place of the demo):
+/// it gets the model its documents are suited to; one that keeps any keeps the index's model.
+#[test]
+fn an_update_that_replaces_every_document_chooses_the_model_anew() {
+    use quire::embed::EmbeddingModel;
+    let english = vec![file("moon.md", "# Moon\n\nThe Moon orbits the Earth every 27 days.\n")];
+    let index = run(&mut Recorder::default(), fresh(), english).index.unwrap();
+    let german = SourceFile::new(
+        "mond.md",
+        "# Der Mond\n\nDer Mond umkreist die Erde in etwa 27 Tagen, und seine Phasen wechseln dabei.\n",
+    );
+    let documents = quire::corpus::parse_file(&german, &Default::default()).unwrap().documents;
+    let every = ["moon.md".to_string()];
+    let replaced = Base::Update { current: Some(&index), removed: &every };
+    assert_eq!(replaced.model_for(&documents), Some(EmbeddingModel::MultilingualE5));
+    let added = Base::Update { current: Some(&index), removed: &[] };
+    assert_eq!(added.model_for(&documents), Some(EmbeddingModel::MiniLm));
+}

@@ -197,7 +197,7 @@ fn result_row(
 
 pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assist) -> Result<AssistTurn, EngineError> {
     let started = browser::now_ms();
-    let embedder = super::model::embedder()?;
+    let embedder = super::model::answering()?;
     let (retrieval, turn) = with_searchable_index(|index, _| {
         let vector = embed_one(&embedder, text)?;
         Ok(AssistedRetrieval::start(assist, method, index, text, vector, k)?)
@@ -208,7 +208,7 @@ pub(super) fn start_assisted(text: &str, method: Method, k: usize, assist: Assis
 
 pub(super) fn resume_assisted(reply: &str) -> Result<AssistTurn, EngineError> {
     let Waiting { mut retrieval, started } = take_waiting()?.ok_or(EngineError::NoAssistWaiting)?;
-    let embedder = super::model::embedder()?;
+    let embedder = super::model::answering()?;
     let turn = with_searchable_index(|index, _| {
         let embed = |text: &str| embed_one(&embedder, text);
         Ok(retrieval.resume(index, reply, &embed)?)

@@ -3,7 +3,7 @@
 //! table.
 
 use crate::corpus::SourceFile;
-use crate::embed::TextEmbedder;
+use crate::embed::{EmbeddingModel, TextEmbedder};
 use crate::eval::dataset::{DatasetError, DatasetFolder, read_file, read_labels};
 use crate::eval::{EvalSettings, MetricKind};
 use crate::retrieve::Method;
@@ -60,7 +60,12 @@ pub(super) async fn evaluate(request: EvaluationRequest) -> Result<Evaluation, E
         false => (key, index),
     };
     let settings = EvalSettings::all_metrics(methods, &MetricKind::ALL, &request.cutoffs);
-    let embedder = super::model::embedder()?;
+    // The dataset's own model (a dataset in another language was embedded by e5), which the index held
+    // afterwards need not share.
+    let embedder = match EmbeddingModel::of(index.1.model()) {
+        Some(kind) => super::model::ready_for(kind).await?,
+        None => super::model::embedder()?,
+    };
     let indexed = crate::eval::indexed_document_ids(&index.1);
     let dataset = labels.label(&request.dataset, &request.split, &indexed).map_err(dataset_refused)?;
     let questions = dataset.queries.len();
@@ -101,7 +106,9 @@ async fn evaluation_index(request: &EvaluationRequest) -> Result<(blake3::Hash, 
             reason: reason.to_string(),
         };
         let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| refused(&e))?;
-        index.check_model(super::model::embedder()?.identity()).map_err(|e| refused(&e))?;
+        if EmbeddingModel::of(index.model()).is_none() {
+            index.check_model(super::model::embedder()?.identity()).map_err(|e| refused(&e))?;
+        }
         return Ok((key, index));
     }
     let (name, bytes) = corpus.unwrap_or_default();

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::corpus::SourceFile;
 use crate::corpus::TokenCounter;
 use crate::embed::jobs::TimeLeft;
-use crate::embed::{Embedder, ModelIdentity, TextEmbedder};
+use crate::embed::{Embedder, EmbeddingModel, ModelIdentity, TextEmbedder};
 use crate::store::pipeline::{self, Base, Host, InputFile, Outcome};
 use crate::store::{IndexBuilder, IndexedCorpus};
 
@@ -43,12 +43,14 @@ fn state(index: &IndexedCorpus) -> IndexState {
     }
 }
 
-/// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by another
-/// model than `model`, is refused and the current index kept. Opened before the model has loaded (`None`),
+/// Replaces the index with a `.quire` file's; a file that is not a snapshot, or was embedded by a model
+/// outside the catalogue (compared with `model`), is refused and the current index kept. Opened before the model has loaded (`None`),
 /// the index is checked by the first question by meaning (`answers::query`).
 pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> Result<IndexState, EngineError> {
     let index = IndexedCorpus::from_snapshot(bytes).map_err(|e| EngineError::snapshot(name, e))?;
-    if let Some(model) = model {
+    // An index of a model in the catalogue brings its model (`model::follow_index`); of another, it is
+    // refused once a model is here to compare it with.
+    if let (None, Some(model)) = (EmbeddingModel::of(index.model()), model) {
         index.check_model(model).map_err(|e| EngineError::snapshot(name, e))?;
     }
     let shown = state(&index);
@@ -64,8 +66,11 @@ pub(super) fn open(name: &str, bytes: &[u8], model: Option<&ModelIdentity>) -> R
 pub(super) async fn update(files: Vec<FileBytes>, removed: Vec<String>) -> Result<Updated, EngineError> {
     let current = with_engine(|engine| engine.held.begin_update())??;
     if files.iter().map(|file| file.bytes.len()).sum::<usize>() >= POOL_EARLY_BYTES {
+        // Its workers load the model most folders get; a folder in another language replaces the pool once
+        // its documents have chosen their model (`Page::use_model`).
+        let model = super::model::embedder()?.model();
         with_engine(|engine| {
-            engine.pool.get_or_insert_with(Pool::for_this_device);
+            engine.pool.get_or_insert_with(|| Pool::for_this_device(model));
         })?;
     }
     let base = Base::Update { current: current.as_deref(), removed: &removed };
@@ -97,12 +102,14 @@ fn replace_index(
         Ok(outcome) => outcome,
         Err(failure) => {
             with_engine(|engine| engine.held.end_update(&current, None))??;
+            super::model::follow_index();
             return Err(failure);
         }
     };
     let built = outcome.index.take();
     let shown = built.as_ref().map(state);
     with_engine(|engine| engine.held.end_update(&current, built))??;
+    super::model::follow_index();
     let outcome_shown = IndexOutcome {
         cancelled: outcome.cancelled,
         report: outcome.report.summary(),
@@ -155,6 +162,19 @@ impl Host for Page {
         &self.embedder
     }
 
+    /// Loads `model` if the engine holds another (the first folder in another language: the page said its
+    /// size as the download began); a pool of workers holding another model is dropped.
+    async fn use_model(&mut self, model: EmbeddingModel) -> Result<(), EngineError> {
+        if self.embedder.model() != model {
+            self.embedder = super::model::ready_for(model).await?;
+        }
+        with_engine(|engine| {
+            if engine.pool.as_ref().is_some_and(|pool| pool.model() != model) {
+                engine.pool = None;
+            }
+        })
+    }
+
     fn progress(&mut self, progress: pipeline::Progress<'_>) {
         if self.task != Some(progress.task) {
             self.task = Some(progress.task);
@@ -187,7 +207,7 @@ impl Host for Page {
     }
 
     async fn embed(&mut self, builder: &mut IndexBuilder) -> Result<bool, EngineError> {
-        embed(builder, self.previews).await
+        embed(builder, &self.embedder, self.previews).await
     }
 }
 
@@ -212,10 +232,9 @@ fn publish_preview(builder: &IndexBuilder) {
 
 /// Embeds every pending text, here or through the pool; `false` when cancelled. Through the pool with
 /// `previews`, in [`PREVIEW_ROUNDS`] rounds, each followed by a new preview.
-async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, EngineError> {
+async fn embed(builder: &mut IndexBuilder, embedder: &Embedder, previews: bool) -> Result<bool, EngineError> {
     let (started, total, already) = (browser::now_ms(), builder.to_embed(), builder.embedded());
     let pooled = goes_to_pool(builder);
-    let embedder = super::model::embedder()?;
     let count = |text: &String| embedder.count_tokens(text).min(embedder.identity().max_tokens);
     let pieces: Vec<usize> = builder.texts_to_embed().iter().map(count).collect();
     let rounds = if previews { PREVIEW_ROUNDS } else { 1 };
@@ -236,7 +255,8 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Engin
     };
     tell(0);
     if pooled {
-        let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(Pool::for_this_device);
+        let model = embedder.model();
+        let mut pool = with_engine(|engine| engine.pool.take())?.unwrap_or_else(|| Pool::for_this_device(model));
         let embedded = embed_in_rounds(&mut pool, builder, round, &tell).await;
         // A pool that failed is dropped (its workers end with it); the next large update starts a new one.
         if embedded.is_ok() {
@@ -249,7 +269,7 @@ async fn embed(builder: &mut IndexBuilder, previews: bool) -> Result<bool, Engin
         if cancelled() {
             return Ok(false);
         }
-        builder.embed_next(&*embedder, TEXTS_PER_SLICE)?;
+        builder.embed_next(embedder, TEXTS_PER_SLICE)?;
         tell(builder.embedded());
     }
     Ok(true)

@@ -57,8 +57,9 @@ async fn embedding(count: usize, tokens: usize, workers: usize, here: bool) -> R
         json["wasm_memory_mb"] = serde_json::json!(f64::from(browser::wasm_memory_bytes()) / 1e6);
         return Ok(json.to_string());
     }
-    let texts = crate::bench::sample_sequences(&*super::model::embedder()?, count, tokens);
-    let mut pool = Pool::new(workers);
+    let embedder = super::model::embedder()?;
+    let texts = crate::bench::sample_sequences(&*embedder, count, tokens);
+    let mut pool = Pool::new(workers, embedder.model());
     pool.ready().await?;
     let started = browser::now_ms();
     let here = here.then_some(&embed_here as EmbedHere<'_>);

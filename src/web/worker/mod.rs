@@ -35,7 +35,8 @@ use state::{post, scope, with_engine};
 /// downloads now, while that index is decoded.
 pub fn serve() {
     start::<requests::Full>();
-    model::load();
+    // The model most indexes have; an index of another opened meanwhile switches it (`model::follow_index`).
+    model::load(crate::embed::EmbeddingModel::default());
 }
 
 /// Starts the engine that answers by words: the page's own module, which carries no embedder and no

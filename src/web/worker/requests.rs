@@ -117,8 +117,10 @@ refuse!(ByWords, EngineError::NeedsTheModel, [Update, AddNodeVectors, StartAssis
 impl Serve<Open> for Full {
     async fn serve(Open { name, bytes }: Open) -> Result<IndexState, EngineError> {
         answers::forget_assisted();
-        let embedder = model::loaded();
-        indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity()))
+        let embedder = model::embedder().ok();
+        let opened = indexing::open(&name, &bytes, embedder.as_ref().map(|e| e.identity()))?;
+        model::follow_index();
+        Ok(opened)
     }
 }
 
@@ -199,7 +201,10 @@ impl Serve<Evaluate> for Full {
         model::ready().await?;
         let Evaluate { dataset, split, files, snapshot, methods, cutoffs } = call;
         let request = evaluation::EvaluationRequest { dataset, split, files, snapshot, methods, cutoffs };
-        evaluation::evaluate(request).await
+        let evaluated = evaluation::evaluate(request).await;
+        // A dataset in another language embedded with its model; the index held answers with its own.
+        model::follow_index();
+        evaluated
     }
 }
 

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::corpus::DocId;
-use crate::embed::Embedder;
+use crate::embed::{Embedder, EmbeddingModel};
 use crate::store::IndexedCorpus;
 use crate::store::fragments::FragmentedIndex;
 use crate::web::browser;
@@ -89,6 +89,16 @@ impl Held {
         }
     }
 
+    /// The model that embedded what answers questions now (the preview's, while an update embeds): `None`
+    /// with no index, or one held by its fragments (a site's, always MiniLM's, the page's own model).
+    pub(super) fn model(&self) -> Option<EmbeddingModel> {
+        let answering = match self {
+            Held::Updating { preview: Some(preview), .. } => Some(&preview.index),
+            held => held.whole().map(|index| &**index),
+        };
+        answering.and_then(|index| EmbeddingModel::of(index.model()))
+    }
+
     pub(super) fn show_preview(&mut self, shown: Preview) {
         if let Held::Updating { preview, .. } = self {
             *preview = Some(Box::new(shown));
@@ -144,13 +154,31 @@ pub(super) fn rate(done: usize, started: f64) -> Option<f64> {
     (done > 0 && seconds > 0.0).then(|| done as f64 / seconds)
 }
 
-/// The engine's model: the engine by words never asks for one.
+/// The engine's model, the one the engine works with now: the model of the index it holds, or the one an
+/// update's new documents asked for (`model::load`). The engine by words never asks for one.
 pub(super) enum Model {
     NotRequested,
     /// Still downloading; whoever waits for it is told when it is loaded or has failed.
-    Loading(Vec<oneshot::Sender<()>>),
+    Loading {
+        kind: EmbeddingModel,
+        waiting: Vec<oneshot::Sender<()>>,
+    },
     Loaded(Rc<Embedder>),
-    Failed(ModelLoadError),
+    Failed {
+        kind: EmbeddingModel,
+        reason: ModelLoadError,
+    },
+}
+
+impl Model {
+    /// The model this is, or is to be.
+    pub(super) fn kind(&self) -> Option<EmbeddingModel> {
+        match self {
+            Model::NotRequested => None,
+            Model::Loading { kind, .. } | Model::Failed { kind, .. } => Some(*kind),
+            Model::Loaded(embedder) => Some(embedder.model()),
+        }
+    }
 }
 
 /// An index known by its fragments, and the folder they lie in.
