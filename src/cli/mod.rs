@@ -4,6 +4,7 @@
 //! Over 400 lines: every command and flag is declared here, so that the CLI reads as one table; each command's work is a module of its own.
 
 mod ask;
+mod compressed;
 mod eval;
 mod files;
 mod handout;

@@ -7,7 +7,6 @@
 //! the previous site, or nothing, never half of one.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -18,6 +17,7 @@ use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
+use super::compressed::{compressed_sizes, precompress, sibling};
 use super::shared::{CliResult, Models, load_snapshot, named};
 use super::{handout, indexing};
 
@@ -48,8 +48,6 @@ const LESSON: &str = "corpus/lesson.json";
 const SITE_KEY: &str = "site";
 /// The lesson's printable page, at the site's root.
 const HANDOUT: &str = "handout.html";
-/// Brotli's quality: 9 compresses the 30 MB module in seconds; 11 takes minutes for 2 % less.
-const BROTLI_QUALITY: u32 = 9;
 
 #[derive(clap::Args)]
 pub struct SiteArgs {
@@ -163,13 +161,6 @@ fn is_a_site(dir: &Path) -> bool {
     let listed = std::fs::read(dir.join(MANIFEST)).ok().and_then(|bytes| Published::from_json(&bytes).ok());
     dir.join(SERVICE_WORKER).is_file()
         && listed.is_some_and(|published| matches!(published.corpora.as_slice(), [only] if only.key == SITE_KEY))
-}
-
-/// `output` with `.{suffix}` added to its name.
-fn sibling(output: &Path, suffix: &str) -> PathBuf {
-    let mut name = output.file_name().unwrap_or(output.as_os_str()).to_os_string();
-    name.push(format!(".{suffix}"));
-    output.with_file_name(name)
 }
 
 fn remove_if_present(dir: &Path) -> CliResult {
@@ -307,25 +298,6 @@ fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
     write_with_copies(dir, SERVICE_WORKER, worker.as_bytes())
 }
 
-/// `path.gz` and `path.br` for `bytes`, each only where it is smaller.
-fn precompress(path: &Path, bytes: &[u8]) -> CliResult {
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(bytes).with_context(named(path))?;
-    let gzip = gzip.finish().with_context(named(path))?;
-    let mut brotli = Vec::new();
-    {
-        let mut writer = brotli::CompressorWriter::new(&mut brotli, 1 << 16, BROTLI_QUALITY, 22);
-        writer.write_all(bytes).with_context(named(path))?;
-    }
-    for (compressed, extension) in [(gzip, "gz"), (brotli, "br")] {
-        if compressed.len() < bytes.len() {
-            let copy = sibling(path, extension);
-            std::fs::write(&copy, compressed).with_context(named(&copy))?;
-        }
-    }
-    Ok(())
-}
-
 /// Puts `staging` where `output` was: the old site moves aside first and goes only once the new one is
 /// in place.
 fn replace(staging: &Path, output: &Path) -> CliResult {
@@ -383,14 +355,6 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
         compressed_sizes(output, SNAPSHOT)[1],
     );
     println!("serve it from any static server, e.g. python3 -m http.server -d {} -b 127.0.0.1", output.display());
-}
-
-/// The size in MB of `name` inside `output`, and of its .gz and .br copies (itself where there is none).
-fn compressed_sizes(output: &Path, name: &str) -> [f64; 3] {
-    let size = |name: &str| std::fs::metadata(output.join(name)).map(|m| m.len()).ok();
-    let whole = size(name).unwrap_or(0);
-    [whole, size(&format!("{name}.gz")).unwrap_or(whole), size(&format!("{name}.br")).unwrap_or(whole)]
-        .map(|bytes| bytes as f64 / 1e6)
 }
 
 /// Whether a first visit fetches `file` before its first answer: the page and what it links, the page's

@@ -141,6 +141,18 @@ mod tests {
     }
 
     #[test]
+    fn a_long_run_without_spaces_is_cut_on_characters_around_its_match() {
+        let run = format!("{}帯域幅を制限する{}", "日本語の文書".repeat(40), "設定の説明".repeat(40));
+        let pieces = Excerpts::for_question("帯域幅").of(&run, Language::Japanese);
+        let shown = render(&pieces);
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(shown.contains("[帯域幅]"), "{shown}");
+        // About EXCERPT_WORDS character pairs: a window of characters, not the whole unspaced run.
+        let characters = shown.chars().count();
+        assert!((EXCERPT_WORDS / 2..=EXCERPT_WORDS * 2).contains(&characters), "{characters}: {shown}");
+    }
+
+    #[test]
     fn marks_each_language_s_words_by_its_own_stems() {
         let german = Excerpts::for_question("Paket installieren")
             .of("Mit apt werden Pakete aus dem Archiv installiert.", Language::German);
