@@ -11,7 +11,7 @@ use super::lesson::LessonPanel;
 use super::results::{Results, Search};
 use super::session::{IndexSession, Model};
 use super::settings::LlmSettings;
-use crate::web::client;
+use crate::web::client::{self, Lifecycle};
 
 #[component]
 pub fn AskPanel(
@@ -38,7 +38,7 @@ pub fn AskPanel(
         // Not while the site's whole index loads: the fragments answer by words and meaning whatever the method.
         let node_vectors = method.reads_node_vectors()
             && session.model.get_untracked() == Model::Loaded
-            && !session.held_by_fragments.get_untracked();
+            && !session.engine.with_untracked(Lifecycle::by_fragments);
         spawn_local(async move {
             if !session.vectors_for(node_vectors).await {
                 return;
@@ -60,7 +60,7 @@ pub fn AskPanel(
     });
     // So is one answered from an index's fragments, once the whole index has loaded.
     Effect::new(move |_| {
-        let whole = !session.held_by_fragments.get();
+        let whole = !session.held_by_fragments();
         if whole && search.answer.with(|a| a.as_ref().is_some_and(|a| a.whole_index_loading)) {
             ask(search.answered.get_untracked());
         }
@@ -91,7 +91,7 @@ pub fn AskPanel(
         let still_indexing = session.indexing_files.get_untracked();
         // While the model loads the context is found by words, which needs no node vectors.
         let node_vectors = model_loaded
-            && !session.held_by_fragments.get_untracked()
+            && !session.engine.with_untracked(Lifecycle::by_fragments)
             && (method.reads_node_vectors() || chosen.assist.is_some_and(|assist| assist.reads_node_vectors()));
         spawn_local(async move {
             if session.vectors_for(node_vectors).await {

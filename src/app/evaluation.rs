@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use crate::retrieve::Method;
 
 use super::phase::{Phase, describe_progress};
+use super::session::IndexSession;
 use crate::web::browser::{self, picked_files, read_picked};
 use crate::web::calls::Evaluate;
 use crate::web::client::{self, Failure};
@@ -92,14 +93,11 @@ fn parse_cutoffs(text: &str) -> Result<Vec<usize>, CutoffError> {
     if cutoffs.is_empty() { Err(CutoffError::NoCutoff) } else { Ok(cutoffs) }
 }
 
-/// `phase` is the app's: the engine reports the evaluation's progress there, and it is ready again once the
-/// table is in. A crash of the engine goes to `recover`, which restarts it.
+/// The engine reports the evaluation's progress in the session's phase, which settles once the table is in;
+/// a crash of the engine restarts it (`IndexSession::recover`).
 #[component]
-pub fn EvaluationView<F, R>(phase: RwSignal<Phase>, recover: R) -> impl IntoView
-where
-    R: Fn(Failure) -> F + Copy + Send + Sync + 'static,
-    F: std::future::Future<Output = ()> + 'static,
-{
+pub fn EvaluationView(session: IndexSession) -> impl IntoView {
+    let phase = session.phase;
     let ready = move || matches!(phase.get(), Phase::Ready);
     let source = RwSignal::new(Source::Bundled);
     let split = RwSignal::new("test".to_string());
@@ -133,10 +131,10 @@ where
                 },
                 Err(cutoffs) => Err(NotEvaluated::Cutoffs(cutoffs)),
             };
-            phase.set(Phase::Ready);
             result.set(Some(outcome.clone()));
-            if let Err(NotEvaluated::Engine(crash @ Failure::Crashed { .. })) = outcome {
-                recover(crash).await;
+            match outcome {
+                Err(NotEvaluated::Engine(crash @ Failure::Crashed { .. })) => session.recover(crash).await,
+                _ => session.settle(),
             }
             running.set(false);
         });

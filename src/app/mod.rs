@@ -78,7 +78,7 @@ fn App() -> impl IntoView {
             <div class="tools">
                 <settings::SettingsPanel settings=llm_settings api_key=api_key />
                 <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model.get() == session::Model::Loaded) open_outline=open_outline />
-                <evaluation::EvaluationView phase=session.phase recover=recover />
+                <evaluation::EvaluationView session=session />
             </div>
         </div>
         {bench_report(session)}

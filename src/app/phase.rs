@@ -47,9 +47,10 @@ impl Phase {
         }
     }
 
-    /// Steps the user can stop, with the index kept as it was.
+    /// Steps the user can stop, with the index kept as it was: an update's, its wait for the model its
+    /// documents asked for included (the download goes on, kept for the next update).
     fn cancellable(&self) -> bool {
-        matches!(self, Phase::Working(Progress { task: Task::Parse | Task::Embed, .. }))
+        matches!(self, Phase::Working(Progress { task: Task::Parse | Task::Embed | Task::LoadModel, .. }))
     }
 }
 

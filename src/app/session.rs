@@ -6,7 +6,11 @@
 
 mod changes;
 mod opening;
+mod restart;
 
+use std::rc::Rc;
+
+use futures_util::future::{LocalBoxFuture, Shared};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -16,7 +20,7 @@ use super::results::Search;
 use crate::retrieve::lesson::Lesson;
 use crate::store::CorpusSummary;
 use crate::store::published::PublishedCorpus;
-use crate::web::client::{self, Failure};
+use crate::web::client::{self, Failure, Lifecycle};
 use crate::web::error::ModelUnavailable;
 use crate::web::protocol::{IndexOutcome, IndexState, Progress, Task};
 use crate::web::{browser, storage};
@@ -27,6 +31,9 @@ const EXPORT_NAME: &str = "quire-index.quire";
 /// for a first question on an index opened by its fragments: on a slow link a question asked while they
 /// run shares the link with them, and its few kilobytes of fragments wait behind megabytes.
 const FIRST_QUESTION_GRACE_MS: u32 = 5_000;
+
+/// The restart after a crash, which every call the crash failed awaits: why it failed, if it did.
+type Restart = Shared<LocalBoxFuture<'static, Result<(), String>>>;
 
 /// The engine's embedding model, which loads behind it while questions are answered by words.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +59,8 @@ pub enum SessionError {
 #[derive(Clone, Copy)]
 pub struct IndexSession {
     pub phase: RwSignal<Phase>,
+    /// The engine's lifecycle, as the client last published it.
+    pub engine: RwSignal<Lifecycle>,
     pub model: RwSignal<Model>,
     pub summary: RwSignal<Option<CorpusSummary>>,
     pub engine_memory: RwSignal<u32>,
@@ -78,9 +87,9 @@ pub struct IndexSession {
     pub usage: RwSignal<Option<storage::Usage>>,
     /// Files of the update being indexed now (0 when none): the index as it was answers questions meanwhile.
     pub indexing_files: RwSignal<usize>,
-    /// Whether the full engine holds the index by its fragments while its whole snapshot loads
-    /// (`client::load_whole_index`): answers come by words and meaning, without the graph's retrievers.
-    pub held_by_fragments: RwSignal<bool>,
+    /// The restart after the last crash, and when the last one not blamed on a file began.
+    restart: StoredValue<Option<Restart>, LocalStorage>,
+    restarted_at: StoredValue<Option<f64>>,
     /// Whether the service worker was registered by this page (`keep_offline`).
     offline_registered: RwSignal<bool>,
     /// The report of a `?bench=` page (measured in builds with the `bench` feature).
@@ -93,6 +102,7 @@ impl IndexSession {
     pub fn new(search: Search) -> Self {
         IndexSession {
             phase: RwSignal::new(Phase::Starting),
+            engine: RwSignal::new(Lifecycle::Stopped),
             model: RwSignal::new(Model::Loading(None)),
             summary: RwSignal::new(None),
             engine_memory: RwSignal::new(0),
@@ -108,7 +118,8 @@ impl IndexSession {
             restored: RwSignal::new(false),
             usage: RwSignal::new(None),
             indexing_files: RwSignal::new(0),
-            held_by_fragments: RwSignal::new(false),
+            restart: StoredValue::new_local(None),
+            restarted_at: StoredValue::new(None),
             offline_registered: RwSignal::new(false),
             bench: RwSignal::new(None),
             search,
@@ -118,6 +129,13 @@ impl IndexSession {
     /// Whether the engine takes every request now, its model loaded (tracked: controls are enabled by it).
     pub fn ready(self) -> bool {
         matches!(self.phase.get(), Phase::Ready)
+    }
+
+    /// Whether the full engine holds the index by its fragments while its whole snapshot loads
+    /// (`client::load_whole_index`; tracked): answers come by words and meaning, without the graph's
+    /// retrievers, and changes to the index wait.
+    pub fn held_by_fragments(self) -> bool {
+        self.engine.with(Lifecycle::by_fragments)
     }
 
     /// Whether the embedding model has loaded (tracked).
@@ -143,7 +161,7 @@ impl IndexSession {
     }
 
     /// With an index open: ready, or answering by words while the model loads (or since it failed to).
-    fn settle(self) {
+    pub fn settle(self) {
         let phase = match self.model.get_untracked() {
             Model::Loaded => Phase::Ready,
             Model::Loading(progress) => Phase::AnsweringByWords(Ok(progress)),
@@ -181,16 +199,31 @@ impl IndexSession {
             }
             self.model_changed(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
             // Behind a whole snapshot still to load, once it has (`load_whole_index`).
-            match self.held_by_fragments.get_untracked() {
+            match self.engine.with_untracked(Lifecycle::by_fragments) {
                 true => spawn_local(self.load_whole_index()),
                 false => self.keep_offline(),
             }
         }
     }
 
+    /// The engine's lifecycle, kept; a crash of the engine answering starts a new one (`engine_crashed`).
+    fn on_lifecycle(self) -> impl Fn(Lifecycle) + 'static {
+        move |lifecycle| {
+            self.engine.set(lifecycle.clone());
+            if let Lifecycle::Crashed { why, parsing } = lifecycle {
+                self.engine_crashed(why, parsing);
+            }
+        }
+    }
+
     async fn start_engine(self, kind: client::Kind) -> Result<(), Failure> {
         self.model.set(Model::Loading(None));
-        client::start(kind, self.on_progress(), self.on_model()).await
+        let listener = client::Listener {
+            on_progress: Rc::new(self.on_progress()),
+            on_model: Rc::new(self.on_model()),
+            on_lifecycle: Rc::new(self.on_lifecycle()),
+        };
+        client::start(kind, listener).await
     }
 
     /// With an index shown by the engine that answers by words: the full engine comes up behind it with the
@@ -208,7 +241,6 @@ impl IndexSession {
             // Loaded once the model has (`on_model`): on a slow link the two would share it, and the answers
             // by meaning wait for the model.
             Ok(true) if client::whole_index_to_load() => {
-                self.held_by_fragments.set(true);
                 if !matches!(self.model.get_untracked(), Model::Loading(_)) {
                     self.load_whole_index().await;
                 }
@@ -228,20 +260,14 @@ impl IndexSession {
     /// model has: the answers by words and meaning are asked again by the chosen method once it has.
     async fn load_whole_index(self) {
         match client::load_whole_index().await {
-            Some(Ok(state)) => {
-                self.held_by_fragments.set(false);
-                self.show(state);
-            }
-            Some(Err(crash @ Failure::Crashed { .. })) => {
-                self.held_by_fragments.set(false);
-                self.recover(crash).await;
-            }
+            Some(Ok(state)) => self.show(state),
+            Some(Err(crash @ Failure::Crashed { .. })) => self.recover(crash).await,
             // The full engine goes on answering from the fragments.
             Some(Err(failure)) => self.notice.set(Some(format!(
                 "The site's whole index could not be loaded ({failure}): questions are answered from its \
                  fragments, by words and meaning, without the graph's retrievers."
             ))),
-            None => self.held_by_fragments.set(false),
+            None => {}
         }
         // The service worker keeps the whole snapshot too: registered now, it does not download it a second
         // time beside this page.
@@ -282,39 +308,6 @@ impl IndexSession {
                 self.keep_offline();
             }
         });
-    }
-
-    /// A new full engine with the index the page shows: the saved one if it is saved (the engine reads it),
-    /// else the corpus shown.
-    async fn restart_engine(self) -> Result<(), SessionError> {
-        self.start_engine(client::Kind::Full).await?;
-        if self.saved.get_untracked()
-            && let Some(state) = client::open_saved().await?
-        {
-            self.show(state);
-            return Ok(());
-        }
-        let shown = self.corpus.get_untracked().ok_or(SessionError::NothingShown)?;
-        // The snapshot alone: the sample questions and the lesson are shown already.
-        let bytes = browser::fetch_bytes(&shown.snapshot).await.map_err(corpora::CorpusError::from)?;
-        self.show(client::open(&shown.snapshot, bytes).await?);
-        Ok(())
-    }
-
-    /// What a failed request leaves: a refusal is reported; a crash restarts the engine with the index as it
-    /// was.
-    pub async fn recover(self, failure: Failure) {
-        match failure {
-            Failure::Refused(reason) => self.notice.set(Some(reason.to_string())),
-            Failure::Crashed { message, .. } => {
-                self.notice
-                    .set(Some(format!("The engine stopped ({message}); it was restarted with the index as it was.")));
-                match self.restart_engine().await {
-                    Ok(()) => self.settle(),
-                    Err(reason) => self.phase.set(Phase::Failed(reason.to_string())),
-                }
-            }
-        }
     }
 }
 

@@ -291,7 +291,7 @@ pub fn query_parameter(name: &str) -> Option<String> {
 const DOWNLOAD_URL_KEPT_MS: u32 = 60_000;
 
 /// Offers `bytes` to the user as a download named `name`.
-pub fn download(name: &str, bytes: &[u8]) -> Result<(), JsError> {
+pub fn download(name: &str, bytes: js_sys::ArrayBuffer) -> Result<(), JsError> {
     let blob = gloo_file::Blob::new_with_options(bytes, Some("application/octet-stream"));
     // Revoked a minute after the click, not at once: WebKit reads the URL after the click returns, and a
     // download whose URL was revoked meanwhile fails.

@@ -4,17 +4,17 @@
 //! request to the engine's [`Serve`] implementation for it. A request answered by another reply does not
 //! compile, so the page never meets "the engine answered another request".
 //!
-//! A reply crosses as the MessagePack of its own type inside [`FromEngine::Reply`](super::protocol::FromEngine),
-//! decoded by the page as the type its call names.
+//! A reply crosses beside [`FromEngine::Reply`](super::protocol::FromEngine) as bytes of its own ([`Reply`]):
+//! the MessagePack of its type, decoded by the page as the type its call names, or a snapshot's bytes as
+//! they are.
 
 use std::future::Future;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::error::EngineError;
+use super::error::{Damaged, EngineError};
 use super::protocol::{
-    Answer, AssistTurn, Benchmark, Evaluation, FileBytes, IndexOutcome, IndexState, MethodSpec, encode,
+    Answer, AssistTurn, Benchmark, Evaluation, FileBytes, IndexOutcome, IndexState, MethodSpec, decode, encode,
 };
 use crate::graph::overview::Overview;
 use crate::retrieve::assist::Assist;
@@ -22,7 +22,56 @@ use crate::store::DocumentOutline;
 
 /// A request to the engine and the type it is answered with.
 pub trait Call: Into<Request> {
-    type Reply: Serialize + DeserializeOwned;
+    type Reply: Reply;
+}
+
+/// How a reply crosses from the engine worker to the page: its bytes, moved apart from the message that
+/// names its call (`protocol::to_js_with`).
+pub trait Reply: Sized {
+    fn into_bytes(self) -> js_sys::Uint8Array;
+    fn from_bytes(bytes: js_sys::Uint8Array) -> Result<Self, Damaged>;
+}
+
+/// The replies that cross as the MessagePack of their type.
+macro_rules! in_messagepack {
+    ($($reply:ty),*) => {
+        $(
+            impl Reply for $reply {
+                fn into_bytes(self) -> js_sys::Uint8Array {
+                    js_sys::Uint8Array::from(encode(&self).as_slice())
+                }
+
+                fn from_bytes(bytes: js_sys::Uint8Array) -> Result<Self, Damaged> {
+                    decode(&bytes.to_vec())
+                }
+            }
+        )*
+    };
+}
+
+in_messagepack!(
+    IndexState,
+    Option<IndexState>,
+    Updated,
+    Answer,
+    AssistTurn,
+    (),
+    DocumentOutline,
+    Overview,
+    Evaluation,
+    String
+);
+
+/// A snapshot's bytes cross as they are: copied once out of the engine's memory, moved to the page, and
+/// handed to the file it writes without a copy into the page's own.
+impl Reply for Snapshot {
+    fn into_bytes(self) -> js_sys::Uint8Array {
+        self.0
+    }
+
+    fn from_bytes(bytes: js_sys::Uint8Array) -> Result<Self, Damaged> {
+        Ok(Snapshot(bytes))
+    }
 }
 
 /// How an engine answers call `C`: every engine serves every call, refusing those it cannot (the engine by
@@ -104,9 +153,15 @@ pub struct AssistReply {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Export;
 
-/// A `.quire` file's bytes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot(#[serde(with = "serde_bytes")] pub Vec<u8>);
+/// A `.quire` file's bytes, in JavaScript's memory: the whole of a buffer of their own (`Reply`).
+#[derive(Clone, Debug)]
+pub struct Snapshot(pub js_sys::Uint8Array);
+
+impl Snapshot {
+    pub fn new(bytes: &[u8]) -> Self {
+        Snapshot(js_sys::Uint8Array::from(bytes))
+    }
+}
 
 /// The document `source` as sections and chunks, each chunk scored against `query` when there is one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,10 +219,10 @@ macro_rules! calls {
 
         impl<E: $(Serve<$call> +)*> Engine for E {}
 
-        /// The one handler table: `request` served by engine `E`, its reply encoded for the page.
-        pub async fn dispatch<E: Engine>(request: Request) -> Result<Vec<u8>, EngineError> {
+        /// The one handler table: `request` served by engine `E`, its reply's bytes for the page.
+        pub async fn dispatch<E: Engine>(request: Request) -> Result<js_sys::Uint8Array, EngineError> {
             match request {
-                $(Request::$call(call) => <E as Serve<$call>>::serve(call).await.map(|reply| encode(&reply)),)*
+                $(Request::$call(call) => <E as Serve<$call>>::serve(call).await.map(Reply::into_bytes),)*
             }
         }
     };
@@ -188,6 +243,13 @@ calls! {
     GraphOverview -> Overview;
     Evaluate -> Evaluation;
     Benchmark -> String;
+}
+
+impl Request {
+    /// Whether the page's Cancel stops it: the calls whose long steps keep the index as it was when stopped.
+    pub fn stoppable(&self) -> bool {
+        matches!(self, Request::Update(_) | Request::AddNodeVectors(_) | Request::Evaluate(_))
+    }
 }
 
 /// Implements `Serve<C>` for `engine` as a refusal with `why` (an `EngineError`), for each call `C` it

@@ -5,30 +5,26 @@
 
 mod connection;
 mod engines;
-
-use std::rc::Rc;
+mod lifecycle;
 
 use futures_util::future::select;
 
 pub use connection::Listener;
 use connection::Started;
 use engines::{Engines, OpenedByWords, WholeToLoad, with};
+pub use lifecycle::Lifecycle;
 
-use super::calls::{Call, Open, OpenFragments, OpenSaved, Query};
+use super::calls::{Call, Open, OpenFragments, OpenSaved, Query, Reply};
+use super::error::EngineError;
 pub use super::error::Failure;
-use super::error::{EngineError, ModelUnavailable};
-use super::protocol::{Answer, IndexState, MethodSpec, Progress, decode};
+use super::protocol::{Answer, IndexState, MethodSpec};
 pub use super::roles::Kind;
 
 /// Starts an engine of `kind` (ending any running one) and waits until it takes calls: one that answers
-/// by words at once, or the full one, which answers by words while its model loads. `on_progress` hears
-/// about the model's download and every later long step, `on_model` when the model has loaded.
-pub async fn start(
-    kind: Kind,
-    on_progress: impl Fn(Progress) + 'static,
-    on_model: impl Fn(Result<u32, ModelUnavailable>) + 'static,
-) -> Result<(), Failure> {
-    let listener = Listener { on_progress: Rc::new(on_progress), on_model: Rc::new(on_model) };
+/// by words at once, or the full one, which answers by words while its model loads. `listener` hears
+/// about the model's download and every later long step, the model having loaded, and every change of the
+/// lifecycle (a crash included, waiting calls or not).
+pub async fn start(kind: Kind, listener: Listener) -> Result<(), Failure> {
     let started = with(|e| e.start(kind, listener))?;
     awaited_start(started).await
 }
@@ -58,20 +54,39 @@ enum To {
     Full,
 }
 
-/// Sends `call` to the engine `to` and waits for its reply.
+/// Sends `call` to the engine `to` and waits for its reply; dropped before it, the call is cancelled.
 async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
     let request = call.into();
-    let replied = with(|e| {
+    let (pending, replied) = with(|e| {
         let connection = match to {
             To::Current => e.current().ok_or(EngineError::NotRunning),
             To::Next => e.next().ok_or(EngineError::FullNotComingUp),
             To::Full => e.full().ok_or(EngineError::FullNotRunning),
-        };
-        connection?.send(request)
+        }?;
+        let (id, replied) = connection.send(request)?;
+        Ok::<_, EngineError>((Pending { generation: connection.generation, id, answered: false }, replied))
     })?;
+    let mut pending = pending;
     let reply =
         replied.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }));
-    Ok(decode(&reply?).map_err(EngineError::from)?)
+    pending.answered = true;
+    Ok(C::Reply::from_bytes(reply?).map_err(EngineError::from)?)
+}
+
+/// A call sent and not answered yet: its caller's future dropped before the reply (a `select` that chose
+/// another branch, a view gone), it is cancelled in the engine and its reply and progress dropped.
+struct Pending {
+    generation: u32,
+    id: u32,
+    answered: bool,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.answered {
+            with(|e| e.forget_call(self.generation, self.id));
+        }
+    }
 }
 
 /// Sends `call` to the engine calls go to now and waits for its reply. [`open`], [`open_fragments`] and
@@ -80,9 +95,10 @@ pub async fn call<C: Call>(call: C) -> Result<C::Reply, Failure> {
     call_to(To::Current, call).await
 }
 
-/// Stops the running update at its next step.
+/// The page's Cancel: stops each waiting update, node vectors' embedding or evaluation at its next step,
+/// one still waiting for the model as it begins.
 pub fn cancel() {
-    with(|e| e.current().map(|c| c.cancel()));
+    with(|e| e.current().map(|c| c.cancel_stoppable()));
 }
 
 /// Whether the engine by words holds an index by its fragments and has not answered a question from it yet:
@@ -93,7 +109,8 @@ pub async fn first_answer_by_fragments(grace_ms: u32) {
     let _ = select(answered, gloo_timers::future::TimeoutFuture::new(grace_ms)).await;
 }
 
-/// Whether the full engine holds an index by its fragments whose whole snapshot is still to be loaded.
+/// Whether the full engine (coming up or answering) holds an index by its fragments whose whole snapshot is
+/// still to be loaded.
 pub fn whole_index_to_load() -> bool {
     with(|e| e.whole_to_load())
 }
@@ -169,9 +186,9 @@ async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
 
 /// After [`bring_up_full`] opened an index by its fragments: fetches its whole snapshot and opens it in the
 /// full engine, which answers by the chosen method from then on. `None` when there was none to load, no
-/// full engine to load it into, or the page opened another index meanwhile.
+/// full engine to load it into, its load had begun already, or the page opened another index meanwhile.
 pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
-    let WholeToLoad { snapshot, opens_sent } = with(Engines::take_whole_to_load)?;
+    let WholeToLoad { snapshot, opens_sent } = with(Engines::begin_loading_whole)?;
     let current = || with(|e| e.opens_sent == opens_sent && e.full().is_some());
     // Without a full engine (its model could not be loaded) the engine by words goes on from the fragments.
     if !current() {
@@ -185,7 +202,11 @@ pub async fn load_whole_index() -> Option<Result<IndexState, Failure>> {
         return None;
     }
     with(|e| e.opens_sent += 1);
-    Some(call_to(To::Full, Open { name: snapshot, bytes }).await)
+    let opened = call_to(To::Full, Open { name: snapshot, bytes }).await;
+    if opened.is_ok() {
+        with(Engines::whole_loaded);
+    }
+    Some(opened)
 }
 
 /// Sends `call`, which replaces the index, counted as an open sent (a whole snapshot loaded behind

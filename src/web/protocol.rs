@@ -36,8 +36,9 @@ use super::error::{Damaged, EmbedderDown, EngineError, ModelUnavailable};
 pub enum ToEngine<Request> {
     /// A request whose [`FromEngine::Reply`] carries the same `id`.
     Call { id: u32, request: Request },
-    /// Stop the running update at its next step; the index stays as it was.
-    Cancel,
+    /// Stop call `id` (an update, node vectors, an evaluation) at its next step, the index kept as it was;
+    /// one still waiting to begin (for the model) stops as it begins.
+    Cancel { id: u32 },
 }
 
 /// A retrieval method as it crosses to the engine worker. [`Method`] itself cannot: learned fusion holds its
@@ -106,13 +107,11 @@ pub enum FromEngine {
     /// The embedding model has loaded, and the engine's memory with it (or why it could not be): questions
     /// by meaning and indexing can go on.
     ModelLoaded(Result<u32, ModelUnavailable>),
-    Progress(Progress),
-    /// The reply to call `id`: the MessagePack of the type its call names (`calls::Call::Reply`), or why
-    /// the engine refused it.
-    Reply {
-        id: u32,
-        reply: Result<serde_bytes::ByteBuf, EngineError>,
-    },
+    /// How a long step goes: one of call `call`'s, or the model's download behind every call (`None`).
+    Progress { call: Option<u32>, progress: Progress },
+    /// The reply to call `id`, its bytes beside this message (`to_js_with`: the type its call names, as
+    /// `calls::Reply` has it cross), or why the engine refused it.
+    Reply { id: u32, reply: Result<(), EngineError> },
     /// The engine panicked; the worker is lost and its index with it.
     Crashed(String),
 }
@@ -274,4 +273,34 @@ pub fn post_to_parent<T: Serialize>(message: &T) {
 
 pub fn from_js<T: DeserializeOwned>(event: &web_sys::MessageEvent) -> Result<T, Damaged> {
     decode(&js_sys::Uint8Array::new(&event.data()).to_vec())
+}
+
+/// `message` with `payload` beside it (a reply's bytes), both moved: the payload is never copied into the
+/// message, nor out of it.
+pub fn to_js_with<T: Serialize>(
+    message: &T,
+    payload: Option<&js_sys::Uint8Array>,
+) -> (wasm_bindgen::JsValue, js_sys::Array) {
+    let (bytes, transfer) = to_js(message);
+    match payload {
+        None => (bytes.into(), transfer),
+        Some(payload) => {
+            transfer.push(&payload.buffer());
+            (js_sys::Array::of2(&bytes, payload).into(), transfer)
+        }
+    }
+}
+
+/// A message [`to_js_with`] posted, with its payload if it has one.
+pub fn from_js_with<T: DeserializeOwned>(
+    event: &web_sys::MessageEvent,
+) -> Result<(T, Option<js_sys::Uint8Array>), Damaged> {
+    use wasm_bindgen::JsCast;
+    let data = event.data();
+    if !js_sys::Array::is_array(&data) {
+        return Ok((from_js(event)?, None));
+    }
+    let parts = js_sys::Array::from(&data);
+    let message = decode(&js_sys::Uint8Array::new(&parts.get(0)).to_vec())?;
+    Ok((message, parts.get(1).dyn_into::<js_sys::Uint8Array>().ok()))
 }

@@ -338,6 +338,29 @@ test("a German and a Japanese chapter bring the multilingual model, named with i
   await page.close();
 });
 
+test("a Cancel while an update waits for the multilingual model holds: the model arrives, the index stays as it was", async () => {
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  // Its own origin: no cache of the model from another test, and the model's download held at will.
+  const slow = await serveDist(DIST, { hold: (path) => (path.endsWith("/e5-small.onnx") ? held : null) });
+  const page = await browser.context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(slow.url);
+  await waitReady(page);
+  // A corpus of its own (the default): German alone, which asks for the multilingual model.
+  await page.setInputFiles("#files", ["/usr/share/debian-reference/ch08.de.html"]);
+  await page.waitForFunction(() => /\(multilingual-e5-small \(77 MB\)\)/.test(document.querySelector("#status")?.textContent ?? ""), null, { timeout: 120_000 });
+  await page.click("#cancel");
+  release();
+  await page.waitForSelector(READY, { timeout: 300_000 });
+  assert.match(await page.textContent("#ingest-summary"), /^Cancelled after embedding \d+ texts: the index is as it was\.$/);
+  assert.equal(await documentCount(page), 6);
+  assert.ok((await search(page, "Who was the first person to walk on the Moon?")).some((r) => r.meta.startsWith("demo/")));
+  assert.deepEqual(errors, []);
+  await page.close();
+  await slow.close();
+});
+
 test("a book dropped beside the demo answers from its chapter while it is embedded, not from pages embedded already", async () => {
   const book = join(execFileSync("rustc", ["--print", "sysroot"], { encoding: "utf8" }).trim(), "share/doc/rust/html/book");
   const { page, errors } = await openApp();
@@ -720,6 +743,36 @@ test("a PDF that crashes the parser is skipped with an error naming it; the othe
   assert.ok((await search(page, "Who was the first person to walk on the Moon?")).some((r) => r.meta.startsWith("demo/")));
   // The engine's panic reaches the console; nothing else may.
   assert.deepEqual(errors.filter((e) => !/panicked|unreachable|unexpected encoding/.test(e)), []);
+  await page.close();
+});
+
+test("a crash of the idle engine brings it back by itself with the index as it was, and the user is told once", async () => {
+  const { page, errors } = await openApp();
+  const question = "Who was the first person to walk on the Moon?";
+  const before = (await search(page, question)).map((result) => result.label);
+  await page.evaluate(() => {
+    window.notices = [];
+    new MutationObserver(() => {
+      const text = document.querySelector("#notice")?.textContent;
+      if (text && window.notices.at(-1) !== text) window.notices.push(text);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  // The engine answering is the last worker started in the engine's role (the one by words it replaced has
+  // ended); an uncaught error is what the page hears of a wasm module's abort.
+  const engines = [];
+  for (const worker of page.workers()) {
+    if (await worker.evaluate(() => self.quireRole).catch(() => null) === "engine") engines.push(worker);
+  }
+  assert.ok(engines.length > 0, "no engine worker found");
+  await engines.at(-1).evaluate(() => { setTimeout(() => { throw new Error("a crash the test caused"); }); });
+  await page.waitForFunction(() => /^The engine stopped/.test(document.querySelector("#notice")?.textContent ?? ""));
+  await waitReady(page);
+  assert.deepEqual((await search(page, question)).map((result) => result.label), before);
+  assert.equal(await documentCount(page), 6);
+  const notices = await page.evaluate(() => window.notices);
+  assert.equal(notices.length, 1, JSON.stringify(notices));
+  assert.match(notices[0], /^The engine stopped \(.*a crash the test caused.*\); it was restarted with the index as it was\.$/);
+  assert.deepEqual(errors.filter((e) => !/a crash the test caused/.test(e)), []);
   await page.close();
 });
 

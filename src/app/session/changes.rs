@@ -9,7 +9,7 @@ use super::{EXPORT_NAME, IndexSession};
 use crate::app::phase::Phase;
 use crate::corpus::ReportLine;
 use crate::web::calls::{AddNodeVectors, Export, Save, Update, Updated};
-use crate::web::client::{self, Failure};
+use crate::web::client::{self, Failure, Lifecycle};
 use crate::web::protocol::FileBytes;
 use crate::web::{browser, storage};
 
@@ -39,7 +39,7 @@ impl IndexSession {
     /// Adds `files` and removes `removed`. A file whose parser crashes the engine is skipped with an error
     /// naming it; the engine restarts with the index as it was and the update goes on with the other files.
     async fn update_index(self, mut files: Vec<FileBytes>, removed: Vec<String>) {
-        if self.held_by_fragments.get_untracked() {
+        if self.engine.with_untracked(Lifecycle::by_fragments) {
             return self.notice.set(Some(
                 "The site's whole index is still loading: files can be added or removed once it has.".into(),
             ));
@@ -53,9 +53,11 @@ impl IndexSession {
                     // The engine names a file as its pipeline does, by its normalised path.
                     let before = files.len();
                     files.retain(|f| crate::corpus::path::normalize(&f.path) != file);
-                    let stopped = match files.len() == before {
-                        true => Some(format!("{file}: the parser crashed on this file ({message})")),
-                        false => self.restart_engine().await.err().map(|error| error.to_string()),
+                    // The crash restarts the engine with the index as it was (`engine_crashed`).
+                    let stopped = match self.restarted().await {
+                        Some(Err(reason)) => Some(reason),
+                        Some(Ok(())) if files.len() < before => None,
+                        _ => Some(format!("{file}: the parser crashed on this file ({message})")),
                     };
                     if let Some(reason) = stopped {
                         self.indexing_files.set(0);
@@ -153,7 +155,9 @@ impl IndexSession {
     pub fn export(self) {
         spawn_local(async move {
             let not_exported = match client::call(Export).await {
-                Ok(snapshot) => browser::download(EXPORT_NAME, &snapshot.0).err().map(|refused| refused.to_string()),
+                Ok(snapshot) => {
+                    browser::download(EXPORT_NAME, snapshot.0.buffer()).err().map(|refused| refused.to_string())
+                }
                 Err(failure) => Some(failure.to_string()),
             };
             self.notice.set(not_exported);

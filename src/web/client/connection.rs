@@ -8,24 +8,27 @@ use futures_channel::oneshot;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
+use super::lifecycle::Lifecycle;
 use crate::web::browser::{self, describe};
 use crate::web::calls::Request;
 use crate::web::error::{EngineError, Failure, ModelUnavailable};
-use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js, to_js};
+use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js_with, to_js};
 use crate::web::roles::{self, Kind};
 
-/// What the page hears from whichever engine runs: progress, and the model having loaded (with the
-/// engine's memory then) or failed.
+/// What the page hears from whichever engine runs: progress, the model having loaded (with the engine's
+/// memory then) or failed, and every change of the engines' lifecycle.
 #[derive(Clone)]
 pub struct Listener {
     pub on_progress: Rc<dyn Fn(Progress)>,
     pub on_model: Rc<dyn Fn(Result<u32, ModelUnavailable>)>,
+    pub on_lifecycle: Rc<dyn Fn(Lifecycle)>,
 }
 
 /// Where a worker's messages go, by the generation it was started with: a late message of a replaced or
 /// crashed worker never reaches another's calls.
 pub(super) struct Routes {
-    pub message: fn(u32, FromEngine),
+    /// A message, with the bytes of the reply it carries.
+    pub message: fn(u32, FromEngine, Option<js_sys::Uint8Array>),
     pub crash: fn(u32, String),
 }
 
@@ -36,7 +39,7 @@ pub(super) struct Connection {
     /// Told once the engine takes calls, or why it could not start.
     starting: Option<oneshot::Sender<Result<(), Failure>>>,
     /// Each call waiting for its reply, as the engine encoded it.
-    waiting: HashMap<u32, oneshot::Sender<Result<Vec<u8>, Failure>>>,
+    waiting: HashMap<u32, Waiting>,
     next_id: u32,
     /// What the engine last said it was doing: the file it was parsing when it crashed is the one to blame.
     last_progress: Option<Progress>,
@@ -44,10 +47,16 @@ pub(super) struct Connection {
     listeners: Listeners,
 }
 
+/// A call waiting for its reply, and whether the page's Cancel stops it.
+struct Waiting {
+    reply: oneshot::Sender<Result<js_sys::Uint8Array, Failure>>,
+    stoppable: bool,
+}
+
 /// Told when the engine takes calls, or why it could not start.
 pub(super) type Started = oneshot::Receiver<Result<(), Failure>>;
-/// Told the reply to a call, encoded.
-pub(super) type Replied = oneshot::Receiver<Result<Vec<u8>, Failure>>;
+/// Told the reply to a call, its bytes as they crossed.
+pub(super) type Replied = oneshot::Receiver<Result<js_sys::Uint8Array, Failure>>;
 
 impl Connection {
     /// Starts a worker of `kind`, its messages routed by `generation`.
@@ -64,10 +73,11 @@ impl Connection {
         }
         .map_err(EngineError::WorkerNotStarted)?;
         let Routes { message, crash } = routes;
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js(&event) {
-            Ok(said) => message(generation, said),
-            Err(damaged) => crash(generation, damaged.to_string()),
-        });
+        let on_message =
+            Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js_with(&event) {
+                Ok((said, payload)) => message(generation, said, payload),
+                Err(damaged) => crash(generation, damaged.to_string()),
+            });
         let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
             event.prevent_default();
             crash(generation, event.message());
@@ -89,23 +99,39 @@ impl Connection {
         Ok((connection, started))
     }
 
-    /// Posts `request`; its reply will come to the receiver.
-    pub fn send(&mut self, request: Request) -> Result<Replied, EngineError> {
+    /// Posts `request` as call `id`, whose reply will come to the receiver.
+    pub fn send(&mut self, request: Request) -> Result<(u32, Replied), EngineError> {
         let id = self.next_id;
         self.next_id += 1;
+        let stoppable = request.stoppable();
         let (bytes, transfer) = to_js(&ToEngine::Call { id, request });
         let posted = self.worker.post_message_with_transfer(&bytes, &transfer);
         posted.map_err(|e| EngineError::Unposted(describe(e)))?;
-        let (sender, replied) = oneshot::channel();
-        self.waiting.insert(id, sender);
-        Ok(replied)
+        let (reply, replied) = oneshot::channel();
+        self.waiting.insert(id, Waiting { reply, stoppable });
+        Ok((id, replied))
     }
 
-    /// Stops the engine's running update at its next step.
-    pub fn cancel(&self) {
-        let (bytes, transfer) = to_js(&ToEngine::<Request>::Cancel);
+    /// Stops call `id` at its next step; its reply will say what it left.
+    fn cancel(&self, id: u32) {
+        let (bytes, transfer) = to_js(&ToEngine::<Request>::Cancel { id });
         // Fails only when the worker is gone, and then there is nothing to stop.
         let _ = self.worker.post_message_with_transfer(&bytes, &transfer);
+    }
+
+    /// Stops every waiting call the page's Cancel stops (updates, node vectors, evaluations), each at its
+    /// next step.
+    pub fn cancel_stoppable(&self) {
+        for (id, _) in self.waiting.iter().filter(|(_, waiting)| waiting.stoppable) {
+            self.cancel(*id);
+        }
+    }
+
+    /// Call `id`'s caller no longer waits for it: it is cancelled, and its reply and progress are dropped.
+    pub fn forget(&mut self, id: u32) {
+        if self.waiting.remove(&id).is_some() {
+            self.cancel(id);
+        }
     }
 
     pub fn started(&mut self, started: Result<(), EngineError>) {
@@ -114,14 +140,30 @@ impl Connection {
         }
     }
 
-    pub fn replied(&mut self, id: u32, reply: Result<Vec<u8>, EngineError>) {
+    pub fn replied(&mut self, id: u32, reply: Result<js_sys::Uint8Array, EngineError>) {
         if let Some(waiting) = self.waiting.remove(&id) {
-            let _ = waiting.send(reply.map_err(Failure::Refused));
+            let _ = waiting.reply.send(reply.map_err(Failure::Refused));
         }
     }
 
-    pub fn heard(&mut self, progress: &Progress) {
+    /// The engine's progress on `call` (`None`: the model's download behind every call): whether the page
+    /// is to hear it, which it is unless its call is no longer waited for.
+    pub fn heard(&mut self, call: Option<u32>, progress: &Progress) -> bool {
+        if call.is_some_and(|id| !self.waiting.contains_key(&id)) {
+            return false;
+        }
         self.last_progress = Some(progress.clone());
+        true
+    }
+
+    /// Whether the engine has not said yet that it takes calls.
+    pub fn is_starting(&self) -> bool {
+        self.starting.is_some()
+    }
+
+    /// The file the engine was parsing, as it last said: the one to blame for a crash.
+    pub fn parsing(&self) -> Option<String> {
+        self.last_progress.as_ref().filter(|p| p.task == Task::Parse).and_then(|p| p.current.clone())
     }
 
     /// Whether no call waits for this engine.
@@ -132,18 +174,19 @@ impl Connection {
     /// Ends the worker and tells everything that waited on it that it crashed, naming the file it was
     /// parsing.
     pub fn end(self, message: &str) {
+        let parsing = self.parsing();
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
         self.worker.terminate();
         // This may run inside one of the listeners: they are dropped once it has returned.
         let listeners = self.listeners;
         wasm_bindgen_futures::spawn_local(async move { drop(listeners) });
-        let parsing = self.last_progress.filter(|p| p.task == Task::Parse).and_then(|p| p.current);
         if let Some(starting) = self.starting {
             let _ = starting.send(Err(Failure::Crashed { message: message.to_string(), parsing: None }));
         }
         for (_, waiting) in self.waiting {
-            let _ = waiting.send(Err(Failure::Crashed { message: message.to_string(), parsing: parsing.clone() }));
+            let crashed = Failure::Crashed { message: message.to_string(), parsing: parsing.clone() };
+            let _ = waiting.reply.send(Err(crashed));
         }
     }
 }

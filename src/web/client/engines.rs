@@ -1,14 +1,16 @@
 //! Which engine workers run and which one answers: the page's side of the engine as one state, [`Stage`],
-//! whose transitions are the methods of [`Engines`]. A visit starts with the engine that answers by words
-//! (the page's own module); the full engine (the `quire` module, with the embedder) comes up behind it,
-//! opens the same index, and takes over once its model has loaded; the one it replaces ends when its last
-//! answer is in. A restarted engine is always the full one.
+//! whose transitions are the methods of [`Engines`], and the [`Lifecycle`] the page sees of it, published
+//! to the page after every change. A visit starts with the engine that answers by words (the page's own
+//! module); the full engine (the `quire` module, with the embedder) comes up behind it, opens the same
+//! index, and takes over once its model has loaded; the one it replaces ends when its last answer is in. A
+//! restarted engine is always the full one.
 //!
 //! ```text
 //!  Stopped ──start(ByWords)──▶ ByWords ──start_full_behind──▶ FullBehind ──take over──▶ Full
-//!     ▲                           ▲                               │  (index opened, model loaded)
-//!     │                           └──────── end_next ─────────────┘  (no model, a crash, a restart)
-//!     └───────── a crash of the engine answering ── start(Full) from any stage ──▶ Full
+//!   ▲  ▲                          ▲                               │  (index opened, model loaded)
+//!   │  │                          └──────── end_next ─────────────┘  (no model, its crash, a restart)
+//!   │  └── a crash of the engine answering, from ByWords, FullBehind or Full (Lifecycle::Crashed) ──┐
+//!   └──────────────────────────── start(Full), from any stage (the page's restart) ──▶ Full ◀───────┘
 //! ```
 //!
 //! Over 400 lines: the stages and every transition between them are one state machine, read in one place.
@@ -19,7 +21,8 @@ use std::rc::Rc;
 use futures_channel::oneshot;
 
 use super::connection::{Connection, Listener, Routes, Started};
-use crate::web::error::{EngineError, ModelUnavailable};
+use super::lifecycle::Lifecycle;
+use crate::web::error::{Damaged, EngineError, ModelUnavailable};
 use crate::web::protocol::FromEngine;
 use crate::web::roles::Kind;
 
@@ -44,9 +47,17 @@ pub(super) enum OpenedByWords {
 
 /// The whole snapshot of the index the full engine opened by its fragments, to load behind them, and how
 /// many opens had been sent then: an open sent since is one it must not replace.
+#[derive(Clone)]
 pub(super) struct WholeToLoad {
     pub snapshot: String,
     pub opens_sent: u32,
+}
+
+/// The whole snapshot a full engine holding fragments is to load, and whether its load has begun (it begins
+/// once: a load that failed leaves the engine answering from the fragments).
+pub(super) struct WholeSnapshot {
+    pub to_load: WholeToLoad,
+    pub loading: bool,
 }
 
 /// The full engine coming up behind the engine by words.
@@ -55,20 +66,19 @@ pub(super) struct Next {
     /// Whether it has opened the index, and its model's news if that came first: it takes over with both.
     index_opened: bool,
     model_news: Option<Result<u32, ModelUnavailable>>,
-    whole_to_load: Option<WholeToLoad>,
+    whole_to_load: Option<WholeSnapshot>,
 }
 
 /// Which engine answers.
 pub(super) enum Stage {
-    /// None: before the first start, or after the engine answering crashed.
+    /// None: before the first start, or after the engine answering crashed (`Engines::crash` says why).
     Stopped,
     /// The engine by words answers; `opened` is the index it opened last, for the full engine.
     ByWords { current: Connection, opened: Option<OpenedByWords> },
-    /// The full engine comes up behind the engine by words, which answers until it takes over (`None`
-    /// once it crashed: the full engine still takes over, or a restart replaces both).
-    FullBehind { current: Option<Connection>, next: Next, opened: Option<OpenedByWords> },
+    /// The full engine comes up behind the engine by words, which answers until it takes over.
+    FullBehind { current: Connection, next: Next, opened: Option<OpenedByWords> },
     /// The full engine answers.
-    Full { current: Connection, whole_to_load: Option<WholeToLoad> },
+    Full { current: Connection, whole_to_load: Option<WholeSnapshot> },
 }
 
 pub(super) struct Engines {
@@ -83,27 +93,50 @@ pub(super) struct Engines {
     /// snapshot must not replace).
     pub opened: u32,
     pub opens_sent: u32,
+    /// Why the engine answering last crashed, and the file it was parsing, while none has been started since.
+    crash: Option<(String, Option<String>)>,
+    /// Whom to tell of the lifecycle (the listener of the last start), and what it was told last.
+    listener: Option<Listener>,
+    published: Lifecycle,
 }
 
 thread_local! {
     // The page's one engine state: the page is single-threaded, and the workers' message handlers and the
     // calls awaiting them reach it from the event loop.
     static ENGINES: RefCell<Engines> = const {
-        RefCell::new(Engines { stage: Stage::Stopped, retiring: None, generations: 0, starts: 0, opened: 0, opens_sent: 0 })
+        RefCell::new(Engines {
+            stage: Stage::Stopped,
+            retiring: None,
+            generations: 0,
+            starts: 0,
+            opened: 0,
+            opens_sent: 0,
+            crash: None,
+            listener: None,
+            published: Lifecycle::Stopped,
+        })
     };
 }
 
-/// The engines' state, borrowed for `f`; never call a listener inside it (it may call the engine).
+/// The engines' state, borrowed for `f`; never call a listener inside it (it may call the engine). A
+/// lifecycle `f` changed is published once the borrow has ended, so every transition is told, once.
 pub(super) fn with<T>(f: impl FnOnce(&mut Engines) -> T) -> T {
-    ENGINES.with_borrow_mut(f)
+    let (result, news) = ENGINES.with_borrow_mut(|e| {
+        let result = f(e);
+        (result, e.lifecycle_news())
+    });
+    if let Some((lifecycle, tell)) = news {
+        tell(lifecycle);
+    }
+    result
 }
 
 fn routes() -> Routes {
     Routes { message: receive, crash }
 }
 
-/// A message from the worker of `generation`.
-fn receive(generation: u32, message: FromEngine) {
+/// A message from the worker of `generation`, with the bytes of the reply it carries.
+fn receive(generation: u32, message: FromEngine, payload: Option<js_sys::Uint8Array>) {
     match message {
         FromEngine::Started(started) => with(|e| {
             if let Some(connection) = e.connection(generation) {
@@ -112,16 +145,15 @@ fn receive(generation: u32, message: FromEngine) {
         }),
         FromEngine::Reply { id, reply } => with(|e| {
             if let Some(connection) = e.connection(generation) {
-                connection.replied(id, reply.map(serde_bytes::ByteBuf::into_vec));
+                let missing = || EngineError::from(Damaged("a reply without its bytes".into()));
+                connection.replied(id, reply.and_then(|()| payload.ok_or_else(missing)));
             }
             e.retire_when_idle();
         }),
-        FromEngine::Progress(progress) => {
+        FromEngine::Progress { call, progress } => {
             let tell = with(|e| {
-                e.connection(generation).map(|c| {
-                    c.heard(&progress);
-                    c.listener.on_progress.clone()
-                })
+                let connection = e.connection(generation)?;
+                connection.heard(call, &progress).then(|| connection.listener.on_progress.clone())
             });
             if let Some(tell) = tell {
                 tell(progress);
@@ -146,6 +178,7 @@ fn crash(generation: u32, message: String) {
 }
 
 type TellModel = Rc<dyn Fn(Result<u32, ModelUnavailable>)>;
+type TellLifecycle = Rc<dyn Fn(Lifecycle)>;
 
 impl Engines {
     /// The kind of the engine calls go to now.
@@ -155,9 +188,10 @@ impl Engines {
 
     pub fn current(&mut self) -> Option<&mut Connection> {
         match &mut self.stage {
-            Stage::Stopped | Stage::FullBehind { current: None, .. } => None,
-            Stage::ByWords { current, .. } | Stage::Full { current, .. } => Some(current),
-            Stage::FullBehind { current: Some(current), .. } => Some(current),
+            Stage::Stopped => None,
+            Stage::ByWords { current, .. } | Stage::Full { current, .. } | Stage::FullBehind { current, .. } => {
+                Some(current)
+            }
         }
     }
 
@@ -189,10 +223,20 @@ impl Engines {
         self.current().filter(|c| is_it(c))
     }
 
+    /// Call `id` to the worker of `generation` is no longer waited for: it is cancelled.
+    pub fn forget_call(&mut self, generation: u32, id: u32) {
+        if let Some(connection) = self.connection(generation) {
+            connection.forget(id);
+        }
+        self.retire_when_idle();
+    }
+
     /// Starts an engine of `kind` as the one calls go to, ending every running one.
     pub fn start(&mut self, kind: Kind, listener: Listener) -> Result<Started, EngineError> {
         self.starts += 1;
         self.end_all("the engine was restarted");
+        self.crash = None;
+        self.listener = Some(listener.clone());
         let (current, started) = self.launch(kind, listener)?;
         self.stage = match kind {
             Kind::ByWords => Stage::ByWords { current, opened: None },
@@ -215,9 +259,7 @@ impl Engines {
             Stage::ByWords { current, .. } | Stage::Full { current, .. } => current.end(why),
             Stage::FullBehind { current, next, .. } => {
                 next.connection.end(why);
-                if let Some(current) = current {
-                    current.end(why);
-                }
+                current.end(why);
             }
         }
     }
@@ -233,7 +275,7 @@ impl Engines {
         let (connection, started) = self.launch(Kind::Full, listener)?;
         let next = Next { connection, index_opened: false, model_news: None, whole_to_load: None };
         if let Stage::ByWords { current, opened } = std::mem::replace(&mut self.stage, Stage::Stopped) {
-            self.stage = Stage::FullBehind { current: Some(current), next, opened };
+            self.stage = Stage::FullBehind { current, next, opened };
         }
         Ok(started)
     }
@@ -243,9 +285,7 @@ impl Engines {
         match std::mem::replace(&mut self.stage, Stage::Stopped) {
             Stage::FullBehind { current, next, opened } => {
                 next.connection.end(why);
-                if let Some(current) = current {
-                    self.stage = Stage::ByWords { current, opened };
-                }
+                self.stage = Stage::ByWords { current, opened };
             }
             other => self.stage = other,
         }
@@ -269,6 +309,10 @@ impl Engines {
         self.opened += 1;
         if let Some(slot) = self.opened_by_words() {
             *slot = held;
+        }
+        // A whole snapshot still to load was the replaced index's.
+        if let Some(whole) = self.whole_to_load_slot() {
+            *whole = None;
         }
     }
 
@@ -306,14 +350,13 @@ impl Engines {
     ) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
         if let Stage::FullBehind { next, .. } = &mut self.stage {
             next.index_opened = true;
-            next.whole_to_load = whole_to_load;
+            next.whole_to_load = whole_to_load.map(|to_load| WholeSnapshot { to_load, loading: false });
         }
         self.take_over_when_ready()
     }
 
-    /// The whole snapshot the full engine is to load, taken.
     /// Where the stages with a full engine keep the whole snapshot it is to load.
-    fn whole_to_load_slot(&mut self) -> Option<&mut Option<WholeToLoad>> {
+    fn whole_to_load_slot(&mut self) -> Option<&mut Option<WholeSnapshot>> {
         match &mut self.stage {
             Stage::FullBehind { next, .. } => Some(&mut next.whole_to_load),
             Stage::Full { whole_to_load, .. } => Some(whole_to_load),
@@ -321,12 +364,51 @@ impl Engines {
         }
     }
 
-    pub fn take_whole_to_load(&mut self) -> Option<WholeToLoad> {
-        self.whole_to_load_slot()?.take()
+    /// The whole snapshot the full engine is to load, its load begun; `None` when there is none, or when
+    /// its load has begun already.
+    pub fn begin_loading_whole(&mut self) -> Option<WholeToLoad> {
+        let whole = self.whole_to_load_slot()?.as_mut().filter(|whole| !whole.loading)?;
+        whole.loading = true;
+        Some(whole.to_load.clone())
+    }
+
+    /// The full engine opened the whole snapshot: it holds the whole index.
+    pub fn whole_loaded(&mut self) {
+        if let Some(whole) = self.whole_to_load_slot() {
+            *whole = None;
+        }
     }
 
     pub fn whole_to_load(&mut self) -> bool {
         self.whole_to_load_slot().is_some_and(|slot| slot.is_some())
+    }
+
+    /// The lifecycle the stage shows the page.
+    fn lifecycle(&self) -> Lifecycle {
+        match &self.stage {
+            Stage::Stopped => match &self.crash {
+                Some((why, parsing)) => Lifecycle::Crashed { why: why.clone(), parsing: parsing.clone() },
+                None => Lifecycle::Stopped,
+            },
+            Stage::ByWords { current, .. } | Stage::Full { current, .. } if current.is_starting() => {
+                Lifecycle::Starting(current.kind)
+            }
+            Stage::ByWords { .. } => Lifecycle::ByWords { full_coming_up: false, by_fragments: false },
+            Stage::FullBehind { next, .. } => {
+                Lifecycle::ByWords { full_coming_up: true, by_fragments: next.whole_to_load.is_some() }
+            }
+            Stage::Full { whole_to_load, .. } => Lifecycle::Full { by_fragments: whole_to_load.is_some() },
+        }
+    }
+
+    /// The lifecycle, and whom to tell, when it changed since it was last told.
+    fn lifecycle_news(&mut self) -> Option<(Lifecycle, TellLifecycle)> {
+        let now = self.lifecycle();
+        if now == self.published {
+            return None;
+        }
+        self.published = now.clone();
+        Some((now, self.listener.as_ref()?.on_lifecycle.clone()))
     }
 
     fn model_news(
@@ -362,7 +444,7 @@ impl Engines {
             return None;
         };
         self.stage = Stage::Full { current: next.connection, whole_to_load: next.whole_to_load };
-        if let Some(replaced) = std::mem::replace(&mut self.retiring, current) {
+        if let Some(replaced) = self.retiring.replace(current) {
             replaced.end("it was replaced");
         }
         self.retire_when_idle();
@@ -387,22 +469,17 @@ impl Engines {
             Stage::FullBehind { current, next, opened } if next.connection.generation == generation => {
                 let tell = next.connection.listener.on_model.clone();
                 next.connection.end(message);
-                if let Some(current) = current {
-                    self.stage = Stage::ByWords { current, opened };
-                }
+                self.stage = Stage::ByWords { current, opened };
                 Some(tell)
             }
-            Stage::FullBehind { current: Some(current), next, opened } if current.generation == generation => {
-                current.end(message);
-                self.stage = Stage::FullBehind { current: None, next, opened };
-                None
-            }
-            Stage::ByWords { current, .. } | Stage::Full { current, .. } if current.generation == generation => {
-                current.end(message);
-                None
-            }
-            unchanged => {
-                self.stage = unchanged;
+            stage => {
+                self.stage = stage;
+                // The engine answering: every engine ends (a full one coming up behind it too), and the
+                // page, told by the lifecycle, starts a new one.
+                if let Some(parsing) = self.current().filter(|c| c.generation == generation).map(|c| c.parsing()) {
+                    self.end_all(message);
+                    self.crash = Some((message.to_string(), parsing));
+                }
                 None
             }
         }

@@ -135,7 +135,6 @@ async fn run_pipeline_previewed(
     files: impl ExactSizeIterator<Item = InputFile>,
     previews: bool,
 ) -> Result<Outcome, EngineError> {
-    with_engine(|engine| engine.cancelled = false)?;
     let embedder = super::model::embedder()?;
     let now = browser::now_ms();
     let mut page = Page { embedder, task: None, task_started: now, last_yield: now, previews };

@@ -16,6 +16,7 @@ mod indexing;
 mod measuring;
 mod model;
 mod requests;
+mod serving;
 mod state;
 
 use std::future::Future;
@@ -28,7 +29,7 @@ use web_sys::MessageEvent;
 use super::calls::{Engine as Serves, Request, dispatch};
 use super::error::EngineError;
 use super::protocol::{FromEngine, ToEngine, from_js};
-use state::{post, scope, with_engine};
+use state::{post, post_reply, scope, with_engine};
 
 /// Starts the full engine: it takes requests at once, while its model loads behind it (`model`). It starts
 /// once the index it will open is in the page (behind the engine by words, or restarting one), so the model
@@ -56,17 +57,19 @@ fn start<E: Serves + 'static>() {
     post(&FromEngine::Started(Ok(())));
 }
 
-type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, EngineError>>>>;
+type Handler = fn(Request) -> Pin<Box<dyn Future<Output = Result<js_sys::Uint8Array, EngineError>>>>;
 
 fn listen(handle: Handler) {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         match from_js::<ToEngine<Request>>(&event) {
-            Ok(ToEngine::Cancel) => {
-                let _ = with_engine(|engine| engine.cancelled = true);
+            Ok(ToEngine::Cancel { id }) => {
+                let _ = with_engine(|engine| engine.cancel(id));
             }
             Ok(ToEngine::Call { id, request }) => spawn_local(async move {
-                let reply = handle(request).await.map(serde_bytes::ByteBuf::from);
-                post(&FromEngine::Reply { id, reply });
+                let _ = with_engine(|engine| engine.running.insert(id, false));
+                let reply = serving::in_call(id, handle(request)).await;
+                let _ = with_engine(|engine| engine.running.remove(&id));
+                post_reply(id, reply);
             }),
             Err(damaged) => post(&FromEngine::Crashed(damaged.to_string())),
         }

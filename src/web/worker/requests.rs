@@ -25,12 +25,12 @@ pub(super) struct Full;
 /// The engine that answers by words while the full one loads (the page's own module).
 pub(super) struct ByWords;
 
-fn export() -> Result<Snapshot, EngineError> {
-    with_index(|index| index.to_snapshot().map_err(|e| EngineError::Export(e.to_string()))).map(Snapshot)
+fn snapshot() -> Result<Vec<u8>, EngineError> {
+    with_index(|index| index.to_snapshot().map_err(|e| EngineError::Export(e.to_string())))
 }
 
 async fn save() -> Result<(), EngineError> {
-    storage::save(&export()?.0).await.map_err(EngineError::Storage)
+    storage::save(&snapshot()?).await.map_err(EngineError::Storage)
 }
 
 /// What the saved index is called in messages.
@@ -52,7 +52,7 @@ impl EitherEngine for ByWords {}
 
 impl<E: EitherEngine> Serve<Export> for E {
     async fn serve(_: Export) -> Result<Snapshot, EngineError> {
-        export()
+        snapshot().map(|bytes| Snapshot::new(&bytes))
     }
 }
 

@@ -4,7 +4,7 @@
 //! it posts to the page. Below every part, so that each reads the state and none reads another's.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use futures_channel::oneshot;
@@ -18,7 +18,7 @@ use crate::store::fragments::FragmentedIndex;
 use crate::web::browser;
 use crate::web::error::{EngineError, ModelLoadError, Replaced};
 use crate::web::pool::Pool;
-use crate::web::protocol::{FromEngine, Progress, post_to_parent};
+use crate::web::protocol::{FromEngine, Progress, post_to_parent, to_js_with};
 
 /// The engine worker's state: the index it holds, its model, and what its long steps share.
 pub(super) struct Engine {
@@ -32,8 +32,9 @@ pub(super) struct Engine {
     /// holds a method, and a method may hold learned fusion's network, which the page's module (whose engine
     /// never assists) must not link, not even to drop one; only the code that parks a retrieval names it.
     pub(super) assisted: Option<Box<dyn std::any::Any>>,
-    /// Set by the page's Cancel, which the message loop reads between the slices of a long step.
-    pub(super) cancelled: bool,
+    /// The calls being served, each with whether the page cancelled it: a long step reads its own call's
+    /// between its slices, so a Cancel sent before the step began (while it waited for the model) holds.
+    pub(super) running: HashMap<u32, bool>,
 }
 
 /// The index the engine holds, and so what answers questions (each behind a pointer: they are large).
@@ -144,8 +145,20 @@ pub(super) fn post(message: &FromEngine) {
     post_to_parent(message);
 }
 
+/// The reply to call `id`, its bytes moved beside the message (`protocol::to_js_with`).
+pub(super) fn post_reply(id: u32, reply: Result<js_sys::Uint8Array, EngineError>) {
+    let (reply, payload) = match reply {
+        Ok(bytes) => (Ok(()), Some(bytes)),
+        Err(refused) => (Err(refused), None),
+    };
+    let (data, transfer) = to_js_with(&FromEngine::Reply { id, reply }, payload.as_ref());
+    // Fails only when the page is gone, and then there is no one to tell.
+    let _ = scope().post_message_with_transfer(&data, &transfer);
+}
+
+/// Progress of the call being served, if any (the model's download in the background belongs to none).
 pub(super) fn send_progress(progress: Progress) {
-    post(&FromEngine::Progress(progress));
+    post(&FromEngine::Progress { call: super::serving::serving(), progress });
 }
 
 /// Units per second since `started`, once there is something to tell.
@@ -195,7 +208,7 @@ pub(super) fn install() {
         pool: None,
         evaluated: None,
         assisted: None,
-        cancelled: false,
+        running: HashMap::new(),
     };
     ENGINE.with(|slot| *slot.borrow_mut() = Some(engine));
 }
@@ -232,7 +245,17 @@ pub(super) fn with_searchable_index<T>(
     })?
 }
 
-/// Whether the page's Cancel came since the running step began.
+impl Engine {
+    /// The page cancelled call `id`; one already answered is not remembered.
+    pub(super) fn cancel(&mut self, id: u32) {
+        if let Some(cancelled) = self.running.get_mut(&id) {
+            *cancelled = true;
+        }
+    }
+}
+
+/// Whether the page cancelled the call being served (`serving`); outside a call, nothing is cancelled.
 pub(super) fn cancelled() -> bool {
-    with_engine(|engine| engine.cancelled).unwrap_or(true)
+    let Some(call) = super::serving::serving() else { return false };
+    with_engine(|engine| engine.running.get(&call).copied().unwrap_or(false)).unwrap_or(true)
 }
