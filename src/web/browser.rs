@@ -10,7 +10,7 @@ use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::error::{EngineError, FetchError, JsError};
+use super::error::{ClientError, FetchError, JsError};
 use super::protocol::FileBytes;
 
 fn window() -> web_sys::Window {
@@ -332,12 +332,12 @@ fn no_document() -> JsError {
 
 /// The full engine's module, as the build names it in the page (scripts/finish_build.py: named by its
 /// content, so that a page never starts another build's engine).
-pub fn engine_module() -> Result<String, EngineError> {
-    let document = window().document().ok_or_else(no_document).map_err(EngineError::WorkerNotStarted)?;
+pub fn engine_module() -> Result<String, ClientError> {
+    let document = window().document().ok_or_else(no_document).map_err(ClientError::WorkerNotStarted)?;
     let meta = document
         .query_selector(r#"meta[name="quire-engine"]"#)
-        .map_err(|e| EngineError::WorkerNotStarted(describe(e)))?;
-    meta.and_then(|meta| meta.get_attribute("content")).ok_or(EngineError::NoEngineModule)
+        .map_err(|e| ClientError::WorkerNotStarted(describe(e)))?;
+    meta.and_then(|meta| meta.get_attribute("content")).ok_or(ClientError::NoEngineModule)
 }
 
 /// The script every worker of the app starts from (`www/engine-worker.js`).

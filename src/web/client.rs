@@ -15,8 +15,8 @@ use engines::{Engines, OpenedByWords, WholeToLoad, with};
 pub use lifecycle::Lifecycle;
 
 use super::calls::{Call, Open, OpenFragments, OpenSaved, Query, Reply};
-use super::error::EngineError;
 pub use super::error::Failure;
+use super::error::{ClientError, EngineError};
 use super::protocol::{Answer, IndexState, MethodSpec};
 pub use super::roles::Kind;
 
@@ -30,7 +30,7 @@ pub async fn start(kind: Kind, listener: Listener) -> Result<(), Failure> {
 }
 
 async fn awaited_start(started: Started) -> Result<(), Failure> {
-    started.await.unwrap_or(Err(EngineError::StoppedWhileStarting.into()))
+    started.await.unwrap_or(Err(ClientError::StoppedWhileStarting.into()))
 }
 
 /// The kind of the engine calls go to now.
@@ -59,18 +59,18 @@ async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
     let request = call.into();
     let (pending, replied) = with(|e| {
         let connection = match to {
-            To::Current => e.current().ok_or(EngineError::NotRunning),
-            To::Next => e.next().ok_or(EngineError::FullNotComingUp),
-            To::Full => e.full().ok_or(EngineError::FullNotRunning),
+            To::Current => e.current().ok_or(ClientError::NotRunning),
+            To::Next => e.next().ok_or(ClientError::FullNotComingUp),
+            To::Full => e.full().ok_or(ClientError::FullNotRunning),
         }?;
         let (id, replied) = connection.send(request)?;
-        Ok::<_, EngineError>((Pending { generation: connection.generation, id, answered: false }, replied))
+        Ok::<_, ClientError>((Pending { generation: connection.generation, id, answered: false }, replied))
     })?;
     let mut pending = pending;
     let reply =
         replied.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }));
     pending.answered = true;
-    Ok(C::Reply::from_bytes(reply?).map_err(EngineError::from)?)
+    Ok(C::Reply::from_bytes(reply?).map_err(ClientError::from)?)
 }
 
 /// A call sent and not answered yet: its caller's future dropped before the reply (a `select` that chose
@@ -157,7 +157,7 @@ async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
         let (name, bytes) = match opened_by_words {
             Some(OpenedByWords::Bytes { name, bytes }) => (name, bytes),
             Some(OpenedByWords::Saved) => {
-                call_to(To::Next, OpenSaved).await?.ok_or(EngineError::SavedIndexForgotten)?;
+                call_to(To::Next, OpenSaved).await?.ok_or(ClientError::SavedIndexForgotten)?;
                 match with(|e| e.opened) == opened {
                     true => return Ok(None),
                     false => continue,
@@ -169,13 +169,13 @@ async fn open_in_full_behind() -> Result<Option<WholeToLoad>, Failure> {
                         return Ok(Some(WholeToLoad { snapshot, opens_sent: with(|e| e.opens_sent) }));
                     }
                     Ok(_) => continue,
-                    Err(crash @ Failure::Crashed { .. }) => return Err(crash),
+                    Err(failure @ (Failure::Crashed { .. } | Failure::Unsent(_))) => return Err(failure),
                     Err(Failure::Refused(_)) => {}
                 }
                 let bytes = super::browser::fetch_bytes(&snapshot).await.map_err(EngineError::from)?;
                 (snapshot, bytes)
             }
-            None => return Err(EngineError::NothingOpenedByWords.into()),
+            None => return Err(ClientError::NothingOpenedByWords.into()),
         };
         call_to(To::Next, Open { name, bytes }).await?;
         if with(|e| e.opened) == opened {

@@ -14,9 +14,12 @@ use crate::store::{ModelMismatch, UpdateError};
 /// Why a call of the page got no answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
 pub enum Failure {
-    /// The engine refused or failed the call (or it never reached an engine); it runs on, its index as it was.
+    /// The engine refused or failed the call; it runs on, its index as it was.
     #[error(transparent)]
     Refused(#[from] EngineError),
+    /// The call never reached an engine, or its reply could not be read: the page's side of it.
+    #[error(transparent)]
+    Unsent(#[from] ClientError),
     /// The engine crashed and is gone; `parsing` is the file it was parsing, if it was.
     #[error("the engine stopped: {message}")]
     Crashed { message: String, parsing: Option<String> },
@@ -145,10 +148,10 @@ pub enum EvaluationRefused {
     NothingIndexed(String),
 }
 
-/// Why the engine refused or failed a call, or why the page's call never reached it.
+/// Why the page's call never reached an engine, or its reply could not be read: the page's own failures,
+/// apart from the engine's, which cross the protocol.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
-pub enum EngineError {
-    // The page's side of a call.
+pub enum ClientError {
     #[error("the engine is not running")]
     NotRunning,
     #[error("the full engine is not coming up")]
@@ -164,15 +167,24 @@ pub enum EngineError {
     WorkerNotStarted(JsError),
     #[error("this build names no engine module (<meta name=\"quire-engine\">)")]
     NoEngineModule,
-    /// The browser would not post a message to a worker.
+    /// The browser would not post a message to the engine.
     #[error("{0}")]
     Unposted(JsError),
+    /// A reply that did not decode as its call's.
     #[error(transparent)]
     Damaged(#[from] Damaged),
     #[error("the engine by words opened no index")]
     NothingOpenedByWords,
     #[error("the index saved in this browser was forgotten")]
     SavedIndexForgotten,
+}
+
+/// Why the engine refused or failed a call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub enum EngineError {
+    /// The browser would not post a message to an embedding worker.
+    #[error("{0}")]
+    Unposted(JsError),
 
     // The engine's state.
     #[error("the engine is not started yet")]

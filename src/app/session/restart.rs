@@ -77,13 +77,13 @@ impl IndexSession {
     /// the restart it brought (`engine_crashed`), which tells the user.
     pub async fn recover(self, failure: Failure) {
         match failure {
-            Failure::Refused(reason) => self.notice.set(Some(reason.to_string())),
             Failure::Crashed { message, .. } => {
                 // An engine that was being replaced: the one answering is still there.
                 if self.restarted().await.is_none() {
                     self.notice.set(Some(format!("The engine stopped before it answered ({message}); ask again.")));
                 }
             }
+            refused => self.notice.set(Some(refused.to_string())),
         }
     }
 }

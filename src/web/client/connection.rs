@@ -11,7 +11,7 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 use super::lifecycle::Lifecycle;
 use crate::web::browser::{self, describe};
 use crate::web::calls::Request;
-use crate::web::error::{EngineError, Failure, ModelUnavailable};
+use crate::web::error::{ClientError, EngineError, Failure, ModelUnavailable};
 use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js_with, to_js};
 use crate::web::roles::{self, Kind};
 
@@ -65,13 +65,13 @@ impl Connection {
         generation: u32,
         listener: Listener,
         routes: Routes,
-    ) -> Result<(Self, Started), EngineError> {
+    ) -> Result<(Self, Started), ClientError> {
         let worker = match kind {
             Kind::ByWords => browser::start_worker(roles::ENGINE, None),
             // Trunk's worker build of the `quire` binary (www/index.html), beside the page.
             Kind::Full => browser::start_worker(roles::ENGINE, Some(&browser::engine_module()?)),
         }
-        .map_err(EngineError::WorkerNotStarted)?;
+        .map_err(ClientError::WorkerNotStarted)?;
         let Routes { message, crash } = routes;
         let on_message =
             Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| match from_js_with(&event) {
@@ -100,13 +100,13 @@ impl Connection {
     }
 
     /// Posts `request` as call `id`, whose reply will come to the receiver.
-    pub fn send(&mut self, request: Request) -> Result<(u32, Replied), EngineError> {
+    pub fn send(&mut self, request: Request) -> Result<(u32, Replied), ClientError> {
         let id = self.next_id;
         self.next_id += 1;
         let stoppable = request.stoppable();
         let (bytes, transfer) = to_js(&ToEngine::Call { id, request });
         let posted = self.worker.post_message_with_transfer(&bytes, &transfer);
-        posted.map_err(|e| EngineError::Unposted(describe(e)))?;
+        posted.map_err(|e| ClientError::Unposted(describe(e)))?;
         let (reply, replied) = oneshot::channel();
         self.waiting.insert(id, Waiting { reply, stoppable });
         Ok((id, replied))
@@ -140,9 +140,9 @@ impl Connection {
         }
     }
 
-    pub fn replied(&mut self, id: u32, reply: Result<js_sys::Uint8Array, EngineError>) {
+    pub fn replied(&mut self, id: u32, reply: Result<js_sys::Uint8Array, Failure>) {
         if let Some(waiting) = self.waiting.remove(&id) {
-            let _ = waiting.reply.send(reply.map_err(Failure::Refused));
+            let _ = waiting.reply.send(reply);
         }
     }
 

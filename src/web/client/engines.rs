@@ -22,7 +22,7 @@ use futures_channel::oneshot;
 
 use super::connection::{Connection, Listener, Routes, Started};
 use super::lifecycle::Lifecycle;
-use crate::web::error::{Damaged, EngineError, ModelUnavailable};
+use crate::web::error::{ClientError, Damaged, Failure, ModelUnavailable};
 use crate::web::protocol::FromEngine;
 use crate::web::roles::Kind;
 
@@ -145,8 +145,8 @@ fn receive(generation: u32, message: FromEngine, payload: Option<js_sys::Uint8Ar
         }),
         FromEngine::Reply { id, reply } => with(|e| {
             if let Some(connection) = e.connection(generation) {
-                let missing = || EngineError::from(Damaged("a reply without its bytes".into()));
-                connection.replied(id, reply.and_then(|()| payload.ok_or_else(missing)));
+                let missing = || Failure::from(ClientError::Damaged(Damaged("a reply without its bytes".into())));
+                connection.replied(id, reply.map_err(Failure::Refused).and_then(|()| payload.ok_or_else(missing)));
             }
             e.retire_when_idle();
         }),
@@ -232,7 +232,7 @@ impl Engines {
     }
 
     /// Starts an engine of `kind` as the one calls go to, ending every running one.
-    pub fn start(&mut self, kind: Kind, listener: Listener) -> Result<Started, EngineError> {
+    pub fn start(&mut self, kind: Kind, listener: Listener) -> Result<Started, ClientError> {
         self.starts += 1;
         self.end_all("the engine was restarted");
         self.crash = None;
@@ -245,7 +245,7 @@ impl Engines {
         Ok(started)
     }
 
-    fn launch(&mut self, kind: Kind, listener: Listener) -> Result<(Connection, Started), EngineError> {
+    fn launch(&mut self, kind: Kind, listener: Listener) -> Result<(Connection, Started), ClientError> {
         self.generations += 1;
         Connection::launch(kind, self.generations, listener, routes())
     }
@@ -266,11 +266,11 @@ impl Engines {
 
     /// Starts the full engine behind the engine by words, with the same listener; it takes over once it
     /// has opened the index ([`Engines::next_opened`]) and its model has loaded.
-    pub fn start_full_behind(&mut self) -> Result<Started, EngineError> {
+    pub fn start_full_behind(&mut self) -> Result<Started, ClientError> {
         self.end_next("the full engine was started again");
         let listener = match &self.stage {
             Stage::ByWords { current, .. } => current.listener.clone(),
-            _ => return Err(EngineError::NoEngineByWords),
+            _ => return Err(ClientError::NoEngineByWords),
         };
         let (connection, started) = self.launch(Kind::Full, listener)?;
         let next = Next { connection, index_opened: false, model_news: None, whole_to_load: None };
