@@ -31,6 +31,8 @@ impl IndexSession {
         // The snapshot alone: the sample questions and the lesson are shown already.
         let bytes = browser::fetch_bytes(&shown.snapshot).await.map_err(corpora::CorpusError::from)?;
         self.show(client::open(&shown.snapshot, bytes).await?);
+        // As published: files added next start a corpus of their own again.
+        self.own.set(false);
         Ok(())
     }
 
@@ -47,7 +49,15 @@ impl IndexSession {
                 )));
             }
             self.restarted_at.set_value(Some(now));
-            self.notice.set(Some(format!("The engine stopped ({why}); it was restarted with the index as it was.")));
+            // The engine held the only copy of an index of the user's own that this browser could not save.
+            let lost = self.own.get_untracked() && !self.saved.get_untracked();
+            self.notice.set(Some(match lost {
+                false => format!("The engine stopped ({why}); it was restarted with the index as it was."),
+                true => format!(
+                    "The engine stopped ({why}); it was restarted, but your documents' index was not saved in \
+                     this browser and is lost: the published index is shown again. Export keeps an index."
+                ),
+            }));
             self.phase.set(Phase::Starting);
         }
         let restart = async move {
