@@ -240,7 +240,8 @@ impl IndexSession {
         match client::bring_up_full(starts).await {
             // Loaded once the model has (`on_model`): on a slow link the two would share it, and the answers
             // by meaning wait for the model.
-            Ok(true) if client::whole_index_to_load() => {
+            // The lifecycle the client published says so (`Lifecycle::by_fragments`).
+            Ok(true) if self.engine.with_untracked(Lifecycle::by_fragments) => {
                 if !matches!(self.model.get_untracked(), Model::Loading(_)) {
                     self.load_whole_index().await;
                 }

@@ -57,7 +57,7 @@ enum To {
 /// Sends `call` to the engine `to` and waits for its reply; dropped before it, the call is cancelled.
 async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
     let request = call.into();
-    let (pending, replied) = with(|e| {
+    let (mut pending, replied) = with(|e| {
         let connection = match to {
             To::Current => e.current().ok_or(ClientError::NotRunning),
             To::Next => e.next().ok_or(ClientError::FullNotComingUp),
@@ -66,7 +66,6 @@ async fn call_to<C: Call>(to: To, call: C) -> Result<C::Reply, Failure> {
         let (id, replied) = connection.send(request)?;
         Ok::<_, ClientError>((Pending { generation: connection.generation, id, answered: false }, replied))
     })?;
-    let mut pending = pending;
     let reply =
         replied.await.unwrap_or_else(|_| Err(Failure::Crashed { message: "the engine stopped".into(), parsing: None }));
     pending.answered = true;
@@ -107,12 +106,6 @@ pub fn cancel() {
 pub async fn first_answer_by_fragments(grace_ms: u32) {
     let Some(answered) = with(Engines::first_answer_by_fragments) else { return };
     let _ = select(answered, gloo_timers::future::TimeoutFuture::new(grace_ms)).await;
-}
-
-/// Whether the full engine (coming up or answering) holds an index by its fragments whose whole snapshot is
-/// still to be loaded.
-pub fn whole_index_to_load() -> bool {
-    with(|e| e.whole_to_load())
 }
 
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes

@@ -1,7 +1,7 @@
 //! Why the web engine could not do what it was asked. [`EngineError`] crosses the page ↔ engine-worker
 //! protocol (MessagePack, as every message does), so the page tells one refusal from another and shows each
-//! in the engine's own words; it is also what the page's side of a call meets (no engine running, a
-//! message that did not decode). The failures it is made of live here too: a fetch ([`FetchError`]), this
+//! in the engine's own words. What the page's side of a call meets itself (no engine running, a reply that
+//! did not decode) is [`ClientError`]; [`Failure`] holds either, or the engine's crash. The failures it is made of live here too: a fetch ([`FetchError`]), this
 //! browser's storage ([`StorageError`]), the model ([`ModelLoadError`], [`ModelUnavailable`]), the pool of
 //! embedding workers ([`PoolError`], [`EmbedderDown`]), an evaluation ([`EvaluationRefused`]). An engine
 //! library's error whose type does not cross the protocol (`EmbedError`, `SnapshotError`, …) is carried by

@@ -379,10 +379,6 @@ impl Engines {
         }
     }
 
-    pub fn whole_to_load(&mut self) -> bool {
-        self.whole_to_load_slot().is_some_and(|slot| slot.is_some())
-    }
-
     /// The lifecycle the stage shows the page.
     fn lifecycle(&self) -> Lifecycle {
         match &self.stage {
