@@ -7,11 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
 use quire::corpus::SourceFile;
-use quire::embed::{Embedder, EmbeddingModel};
+use quire::embed::{Embedder, EmbeddingModel, TextEmbedder};
 use quire::eval::{self, EvalReport, EvalSettings, MetricKind, dataset};
 use quire::retrieve::Method;
 use quire::store::pipeline::InputFile;
-use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus};
+use quire::store::{FORMAT_VERSION, IndexSettings, IndexedCorpus, TableQueries};
 
 use super::indexing;
 use super::shared::{CliResult, Models, load_snapshot, message, named, parse_methods, progress, save_snapshot};
@@ -57,6 +57,10 @@ pub struct EvalArgs {
     /// The network `learned` runs: a file from `quire train-fusion` (default: the shipped SciFact model).
     #[arg(long)]
     fusion_model: Option<PathBuf>,
+    /// Turn the questions into vectors by the index's query table instead of the model: what the page and a
+    /// site's search answer by meaning with before the model arrives.
+    #[arg(long)]
+    query_table: bool,
     /// The embedding model of the dataset's index (`minilm`, `e5-small`; default: the one its documents'
     /// languages are suited to, as `quire index` chooses).
     #[arg(long, value_parser = super::shared::parse_model)]
@@ -104,9 +108,30 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let settings = eval_settings(&args)?;
     let node_vectors = settings.methods.iter().any(Method::reads_node_vectors);
     let source = IndexSource { snapshot: args.snapshot.as_deref(), model: args.model, fresh: args.fresh };
-    let LabelledIndex { index, dataset, embedder } =
+    let LabelledIndex { mut index, dataset, embedder } =
         load_labelled(model_dir, &args.dataset, &args.split, source, node_vectors)?;
-    let report = evaluate(&index, &embedder, &dataset, &settings)?;
+    if std::env::var_os("QUIRE_TABLE_SWEEP").is_some() {
+        let started = Instant::now();
+        let training = quire::index::query_table::TableTraining::from_env();
+        let words = if training.word_share > 0.0 {
+            let terms: Vec<(String, u32)> = index.bm25().terms().map(|(t, id)| (t.to_string(), id)).collect();
+            let mut by_id = vec![0f32; terms.len() * 384];
+            for batch in terms.chunks(256) {
+                let texts: Vec<&str> = batch.iter().map(|(t, _)| t.as_str()).collect();
+                for ((_, id), v) in batch.iter().zip(embedder.embed(&texts)?) {
+                    by_id[*id as usize * 384..(*id as usize + 1) * 384].copy_from_slice(&v);
+                }
+            }
+            eprintln!("SWEEP embedded {} terms in {:.1}s", terms.len(), started.elapsed().as_secs_f64());
+            Some(by_id)
+        } else { None };
+        index.train_query_table(training, words.as_deref());
+        eprintln!("SWEEP retrained {:?} in {:.1}s", quire::index::query_table::TableTraining::from_env(), started.elapsed().as_secs_f64());
+    }
+    let report = match args.query_table {
+        true => evaluate(&index, &TableQueries::of(&index).with_context(named(&args.dataset))?, &dataset, &settings)?,
+        false => evaluate(&index, embedder.as_ref(), &dataset, &settings)?,
+    };
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
     }
@@ -257,7 +282,7 @@ fn earlier_cached_index(name: &str, current: &Path) -> Option<IndexedCorpus> {
 
 fn evaluate(
     index: &IndexedCorpus,
-    embedder: &Embedder,
+    embedder: &dyn TextEmbedder,
     dataset: &dataset::Dataset,
     settings: &EvalSettings,
 ) -> anyhow::Result<EvalReport> {

@@ -3,12 +3,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::Context;
+
 use quire::embed::TextEmbedder;
 use quire::retrieve;
-use quire::store::IndexedCorpus;
+use quire::store::{IndexedCorpus, TableQueries};
 
 use super::indexing;
-use super::shared::{CliResult, Models, load_snapshot, parse_methods};
+use super::shared::{CliResult, Models, load_snapshot, named, parse_methods};
 
 pub(super) fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliResult {
     let index = load_snapshot(snapshot)?;
@@ -92,15 +94,18 @@ pub(super) fn query(
     snapshot: &Path,
     text: &str,
     k: usize,
-    (method, fusion_model): (&str, Option<&Path>),
+    (method, fusion_model, by_table): (&str, Option<&Path>, bool),
     show: Show,
 ) -> CliResult {
     let method = parse_methods(&[method.to_string()], fusion_model)?.remove(0);
     let index = load_snapshot(snapshot)?;
     let mut models = Models::new(model);
-    let embedder = models.for_index(&index)?;
     let index = indexing::with_vectors_for(&mut models, index, method.reads_node_vectors(), Some(snapshot))?;
-    let vector = embedder.embed_query(text)?;
+    // By the table, the model is not loaded at all: the question is asked as an engine without it asks.
+    let vector = match by_table {
+        true => TableQueries::of(&index).with_context(named(snapshot))?.embed_query(text)?,
+        false => models.for_index(&index)?.embed_query(text)?,
+    };
     let started = Instant::now();
     let (hits, trace) =
         method.rank(&index, retrieve::Query::new(text, &vector), retrieve::document_depth(k)).grouped(&index, k);

@@ -126,6 +126,10 @@ enum Command {
         /// The network `--method learned` runs: a file from `quire train-fusion` (default: the shipped one).
         #[arg(long)]
         fusion_model: Option<PathBuf>,
+        /// Turn the question into a vector by the snapshot's query table instead of the model: what the
+        /// page and a site's search answer by meaning with before the model arrives.
+        #[arg(long)]
+        query_table: bool,
     },
     /// Answer a question from the snapshot with the user's LLM endpoint (OpenAI-compatible or Ollama),
     /// streamed, citing its sources.
@@ -180,12 +184,12 @@ pub fn run() -> i32 {
         Command::Add { snapshot, paths } => indexing::update(&cli.model_dir, &snapshot, &paths, &[]),
         Command::Remove { snapshot, sources } => indexing::update(&cli.model_dir, &snapshot, &[], &sources),
         Command::Stats { snapshot, json, documents } => stats(&snapshot, json, documents),
-        Command::Query { snapshot, text, k, method, trace, json, fusion_model } => query(
+        Command::Query { snapshot, text, k, method, trace, json, fusion_model, query_table } => query(
             &cli.model_dir,
             &snapshot,
             &text,
             k,
-            (&method, fusion_model.as_deref()),
+            (&method, fusion_model.as_deref(), query_table),
             if json {
                 Show::Json
             } else if trace {

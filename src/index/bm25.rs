@@ -118,6 +118,31 @@ impl Bm25Index {
         self.terms.get(term).map(|id| self.postings.get(id))
     }
 
+    /// A term's id: the place of its postings, from 0 to [`Self::term_count`].
+    pub fn term_id(&self, term: &str) -> Option<u32> {
+        self.terms.get(term)
+    }
+
+    /// Every term with its id, in byte order.
+    pub fn terms(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.terms.iter()
+    }
+
+    /// How many distinct terms it holds.
+    pub fn term_count(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// The postings of the term with id `id`.
+    pub fn postings_of_id(&self, id: u32) -> &[Posting] {
+        self.postings.get(id)
+    }
+
+    /// A term's idf, from how many texts hold it.
+    pub fn idf(&self, document_frequency: usize) -> f32 {
+        idf(self.len(), document_frequency)
+    }
+
     /// Every term with its postings, in term order.
     pub fn postings_by_term(&self) -> impl Iterator<Item = (&str, &[Posting])> {
         self.terms.iter().map(|(term, id)| (term, self.postings.get(id)))

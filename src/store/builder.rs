@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, Corpus, DocId, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
-use crate::index::{Bm25Index, VectorIndex};
+use crate::index::query_table::TableTraining;
+use crate::index::{Bm25Index, QueryTable, VectorIndex};
 
 use super::indexed::{
     EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph, text_key,
@@ -243,7 +244,7 @@ impl IndexBuilder {
             let _ = preview.store.push(text_key(text), &zero);
         }
         preview.embedded = preview.pending.len();
-        (preview.finish(), documents_waiting)
+        (preview.assemble(false), documents_waiting)
     }
 
     /// The text whose vector `chunk` takes: its own, or for a copied passage its original's.
@@ -251,8 +252,13 @@ impl IndexBuilder {
         &self.texts[CHUNKS][self.copies.original(chunk as ChunkId) as usize]
     }
 
-    /// Assembles the indexes. Panics if called before every text is embedded.
+    /// Assembles the indexes and trains the query table. Panics if called before every text is embedded.
     pub fn finish(self) -> IndexedCorpus {
+        self.assemble(true)
+    }
+
+    /// The indexes, with the query table where `with_table`.
+    fn assemble(self, with_table: bool) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
         let rows_of = |kind: usize| self.texts[kind].iter().map(row).collect::<Vec<u32>>();
@@ -271,6 +277,8 @@ impl IndexBuilder {
             self.texts[CHUNKS].iter().enumerate().map(|(chunk, text)| (text.as_str(), language_of(chunk)));
         let bm25 = Bm25Index::build(chunk_texts, self.settings.bm25);
         let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
+        let query_table = with_table
+            .then(|| QueryTable::train(&bm25, self.store.vectors(), &rows.chunks, TableTraining::from_env()));
         let copies = self.copies;
         IndexedCorpus::assemble(
             IndexParts {
@@ -283,6 +291,7 @@ impl IndexBuilder {
                 bm25,
                 chunk_graph,
                 vectors: self.vectors,
+                query_table,
             },
             copies,
         )

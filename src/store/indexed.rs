@@ -12,7 +12,7 @@ use crate::embed::{EmbedError, ModelIdentity};
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
 use crate::index::vectors::DimensionMismatch;
-use crate::index::{Bm25Index, QuantizedVectors, VectorIndex};
+use crate::index::{Bm25Index, QuantizedVectors, QueryTable, VectorIndex};
 use crate::language::{self, Language};
 
 /// An index whose vectors another model made: searching it with this model's query vectors would rank
@@ -207,6 +207,9 @@ pub struct IndexedCorpus {
     /// Chunks that repeat another document's passage; derived from the corpus, never stored.
     pub(super) copies: Copies,
     pub(super) vectors: Vectors,
+    /// Questions' vectors without the model; `None` in an index read from a snapshot written before it
+    /// existed (version 8 and earlier), and in the preview the browser answers from while it embeds.
+    pub(super) query_table: Option<QueryTable>,
     /// The languages of its documents, each once: what a question is analysed in; derived, never stored.
     pub(super) languages: Vec<Language>,
 }
@@ -222,13 +225,15 @@ pub(crate) struct IndexParts {
     pub bm25: Bm25Index,
     pub chunk_graph: ChunkGraph,
     pub vectors: Vectors,
+    pub query_table: Option<QueryTable>,
 }
 
 impl IndexedCorpus {
     /// The index of `parts`: the knowledge graph and the gazetteer are derived from the corpus here;
     /// `copies` are its copied passages, found by whoever built or decoded the corpus (`Copies::find`).
     pub(crate) fn assemble(parts: IndexParts, copies: Copies) -> Self {
-        let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = parts;
+        let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
+            parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
         let languages = language::distinct(corpus.documents.iter().map(|document| document.language));
@@ -246,6 +251,7 @@ impl IndexedCorpus {
             gazetteer,
             copies,
             vectors,
+            query_table,
         }
     }
 
@@ -307,6 +313,21 @@ impl IndexedCorpus {
 
     pub fn copies(&self) -> &Copies {
         &self.copies
+    }
+
+    pub fn query_table(&self) -> Option<&QueryTable> {
+        self.query_table.as_ref()
+    }
+
+    /// Trains its query table afresh from its BM25 terms and chunk vectors.
+    pub fn train_query_table(&mut self, training: crate::index::query_table::TableTraining, words: Option<&[f32]>) {
+        self.query_table = Some(QueryTable::train_with(&self.bm25, self.embeddings.vectors(), &self.rows.chunks, training, words));
+    }
+
+    /// A question's vector by the query table ([`crate::index::query_table`]): `None` where the index has
+    /// no table or the table knows none of the question's terms.
+    pub fn table_vector(&self, question: &str) -> Option<Vec<f32>> {
+        self.query_table.as_ref()?.query_vector(&self.bm25, &self.query_terms(question))
     }
 }
 

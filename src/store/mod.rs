@@ -1,5 +1,5 @@
 //! The indexed corpus: documents, their structure and graph, embeddings of every node text, the chunk
-//! vector index and BM25, and the model identity and settings that produced them. Owns how it is assembled
+//! vector index and BM25, the query table, and the model identity and settings that produced them. Owns how it is assembled
 //! (embedding only texts not already embedded, so adding or removing documents re-embeds only what
 //! changed) and how it is saved to and loaded from one snapshot file.
 
@@ -10,6 +10,7 @@ pub mod pipeline;
 pub mod published;
 mod settings_check;
 mod snapshot;
+mod table_queries;
 mod workspace;
 
 pub use builder::{IndexBuilder, node_texts};
@@ -18,4 +19,5 @@ pub use indexed::{
     names_of_source,
 };
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
+pub use table_queries::{NoQueryTable, TableQueries};
 pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, plan_index, plan_update};

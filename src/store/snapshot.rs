@@ -6,7 +6,8 @@
 //! A version-5 file, written before an index could hold chunk vectors alone, is the same payload without
 //! the closing [`Vectors`], and holds every node's vectors. Files of version 6 and earlier hold chunks
 //! without a table header ([`ChunkBeforeHeaders`]); files of version 7 and earlier hold documents without a
-//! language ([`DocumentBeforeLanguages`]): English, the one analyzer their BM25 index was built with.
+//! language ([`DocumentBeforeLanguages`]): English, the one analyzer their BM25 index was built with. Files
+//! of version 8 and earlier end before the query table, and load without one.
 //! The file is exactly header and payload, and every decoded part is checked against the others (the HNSW
 //! chunk graph included) before anything is searched. `tests/fixtures/golden-snapshot.bin` pins this
 //! layout: a change to it needs a `FORMAT_VERSION` bump and a re-blessed golden file (see `tests/integration/snapshot.rs`).
@@ -19,14 +20,16 @@ use crate::embed::ModelIdentity;
 use crate::error::Inconsistent;
 use crate::graph::ChunkGraph;
 use crate::index::vectors::UncheckedVectorIndex;
-use crate::index::{Bm25Index, QuantizedVectors};
+use crate::index::{Bm25Index, QuantizedVectors, QueryTable};
 
 mod earlier;
 
 use earlier::{CorpusBeforeHeaders, CorpusBeforeLanguages};
 
 pub const MAGIC: &[u8; 8] = b"QUIRESNP";
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
+/// The last version without the query table, still read (its index has none until it is indexed again).
+const WITHOUT_QUERY_TABLE: u32 = 8;
 /// The last version whose documents had no language (all were analysed as English), still read.
 const WITHOUT_LANGUAGES: u32 = 7;
 /// The last version whose chunks had no table header (their rows said the header in every cell), still read.
@@ -60,7 +63,7 @@ pub enum SnapshotError {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Body<C, E, R, V, B, S, M, G, N> {
+struct Body<C, E, R, V, B, S, M, G, N, T> {
     settings: S,
     model: M,
     corpus: C,
@@ -70,8 +73,10 @@ struct Body<C, E, R, V, B, S, M, G, N> {
     bm25: B,
     /// So that a version-4 payload is this body with `()` here (postcard writes `()` as no bytes).
     chunk_graph: G,
-    /// Last, so that a version-5 (or 4) payload is this body with `()` here: every vector was stored then.
+    /// So that a version-5 (or 4) payload is this body with `()` here: every vector was stored then.
     vectors: N,
+    /// Last, so that a version-8 (or earlier) payload is this body with `()` here.
+    query_table: T,
 }
 
 impl IndexedCorpus {
@@ -95,6 +100,7 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
         bm25: &index.bm25,
         chunk_graph: &index.chunk_graph,
         vectors: index.vectors,
+        query_table: &index.query_table,
     };
     // Written once, in place after its header, into a buffer of its exact size: a payload encoded on its own
     // and then copied behind the header held the snapshot about two and a half times over (a 94 MB
@@ -112,13 +118,33 @@ pub fn encode(index: &IndexedCorpus) -> Result<Vec<u8>, SnapshotError> {
     Ok(out)
 }
 
-type OwnedBody<G, N, C = Corpus> =
-    Body<C, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N>;
+type OwnedBody<G, N, T, C = Corpus> =
+    Body<C, EmbeddingStore, NodeRows, UncheckedVectorIndex, Bm25Index, IndexSettings, ModelIdentity, G, N, T>;
 
-impl<G, N, C: Into<Corpus>> OwnedBody<G, N, C> {
-    fn into_current(self) -> OwnedBody<G, N> {
-        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = self;
-        Body { settings, model, corpus: corpus.into(), embeddings, rows, chunk_index, bm25, chunk_graph, vectors }
+impl<G, N, T, C: Into<Corpus>> OwnedBody<G, N, T, C> {
+    fn into_current(self) -> OwnedBody<G, N, T> {
+        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
+            self;
+        let corpus = corpus.into();
+        Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table }
+    }
+}
+
+/// What a payload holds in place of the query table: the table or its absence, or nothing (version 8 and
+/// earlier).
+trait StoredQueryTable {
+    fn into_table(self) -> Option<QueryTable>;
+}
+
+impl StoredQueryTable for Option<QueryTable> {
+    fn into_table(self) -> Option<QueryTable> {
+        self
+    }
+}
+
+impl StoredQueryTable for () {
+    fn into_table(self) -> Option<QueryTable> {
+        None
     }
 }
 
@@ -179,7 +205,7 @@ impl StoredChunkGraph for () {
     }
 }
 
-impl<G: StoredChunkGraph, N: StoredVectors> OwnedBody<G, N> {
+impl<G: StoredChunkGraph, N: StoredVectors, T: StoredQueryTable> OwnedBody<G, N, T> {
     /// Whether decoded parts agree with each other, so that nothing indexes out of range later.
     fn check(&self) -> Result<(), Inconsistent> {
         self.settings.check()?;
@@ -213,10 +239,24 @@ impl<G: StoredChunkGraph, N: StoredVectors> OwnedBody<G, N> {
         self.chunk_graph.check(corpus, vectors.dimension())
     }
 
+    /// The checked parts, and the query table checked against the BM25 terms it has rows for.
+    fn into_checked(self) -> Result<(OwnedBody<G, N, ()>, Option<QueryTable>), Inconsistent> {
+        self.check()?;
+        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
+            self;
+        let query_table = query_table.into_table();
+        if let Some(table) = &query_table {
+            table.check(bm25.term_count(), model.dimension)?;
+        }
+        let body =
+            Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table: () };
+        Ok((body, query_table))
+    }
+
     /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
     fn into_index(self) -> Result<IndexedCorpus, Inconsistent> {
-        self.check()?;
-        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph, vectors } = self;
+        let (body, query_table) = self.into_checked()?;
+        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph, vectors, .. } = body;
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
@@ -232,6 +272,7 @@ impl<G: StoredChunkGraph, N: StoredVectors> OwnedBody<G, N> {
                 bm25,
                 chunk_graph,
                 vectors: vectors.vectors(),
+                query_table,
             },
             copies,
         ))
@@ -249,7 +290,7 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if ![FORMAT_VERSION, WITHOUT_LANGUAGES, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version)
+    if ![FORMAT_VERSION, WITHOUT_QUERY_TABLE, WITHOUT_LANGUAGES, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version)
     {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
@@ -272,22 +313,26 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
 
 pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
     match payload(bytes)? {
-        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), (), CorpusBeforeHeaders>(bytes, payload),
-        (ALL_VECTORS, payload) => decode_body::<ChunkGraph, (), CorpusBeforeHeaders>(bytes, payload),
-        (WITHOUT_TABLE_HEADERS, payload) => decode_body::<ChunkGraph, Vectors, CorpusBeforeHeaders>(bytes, payload),
-        (WITHOUT_LANGUAGES, payload) => decode_body::<ChunkGraph, Vectors, CorpusBeforeLanguages>(bytes, payload),
-        (_, payload) => decode_body::<ChunkGraph, Vectors, Corpus>(bytes, payload),
+        (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), (), (), CorpusBeforeHeaders>(bytes, payload),
+        (ALL_VECTORS, payload) => decode_body::<ChunkGraph, (), (), CorpusBeforeHeaders>(bytes, payload),
+        (WITHOUT_TABLE_HEADERS, payload) => {
+            decode_body::<ChunkGraph, Vectors, (), CorpusBeforeHeaders>(bytes, payload)
+        }
+        (WITHOUT_LANGUAGES, payload) => decode_body::<ChunkGraph, Vectors, (), CorpusBeforeLanguages>(bytes, payload),
+        (WITHOUT_QUERY_TABLE, payload) => decode_body::<ChunkGraph, Vectors, (), Corpus>(bytes, payload),
+        (_, payload) => decode_body::<ChunkGraph, Vectors, Option<QueryTable>, Corpus>(bytes, payload),
     }
 }
 
-fn decode_body<G, N, C>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
+fn decode_body<G, N, T, C>(bytes: &[u8], payload: &[u8]) -> Result<IndexedCorpus, SnapshotError>
 where
     G: StoredChunkGraph + serde::de::DeserializeOwned,
     N: StoredVectors + serde::de::DeserializeOwned,
+    T: StoredQueryTable + serde::de::DeserializeOwned,
     C: Into<Corpus> + serde::de::DeserializeOwned,
 {
     let (body, rest) =
-        postcard::take_from_bytes::<OwnedBody<G, N, C>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+        postcard::take_from_bytes::<OwnedBody<G, N, T, C>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
     // The payload must be exactly one body: postcard on its own ignores what follows.
     if !rest.is_empty() {
         let actual = bytes.len() as u64;

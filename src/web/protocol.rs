@@ -210,9 +210,12 @@ pub struct Answer {
     /// Those waiting documents that BM25 ranks for the question and `rows` does not hold, each at its best
     /// chunk, in BM25's order: a method that reads vectors ranks them below every embedded document.
     pub found_by_words: Vec<ResultRow>,
-    /// Answered by words alone (`Method::Words`, or BM25 over a site's fragments) because the embedding model
-    /// was still loading; asked again once it has.
+    /// Answered without the embedding model, which was still loading: by words alone (`Method::Words`, or
+    /// BM25 over a site's fragments), or with the question's vector from the index's query table; asked
+    /// again once the model has loaded.
     pub model_loading: bool,
+    /// The question's vector came from the index's query table (`index::query_table`), not the model.
+    pub by_table: bool,
     /// Answered from the index's fragments on its site, by the standardised sum of dense and BM25, because
     /// the whole index was still loading; asked again by the chosen method once it has.
     pub whole_index_loading: bool,

@@ -13,7 +13,8 @@ use quire::embed::TextEmbedder;
 use quire::index::VectorIndexKind;
 use quire::retrieve::{Method, Query};
 use quire::store::{
-    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, SnapshotError, Vectors,
+    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, NoQueryTable, SnapshotError,
+    TableQueries, Vectors,
 };
 use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
 
@@ -97,9 +98,19 @@ fn payloads_that_decode_but_do_not_hang_together_are_refused() {
         tamper(&mut corpus, &mut rows);
         let parts =
             (index.settings(), index.model(), &corpus, index.embeddings(), &rows, index.chunk_index(), index.bm25());
-        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors())).unwrap();
+        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors(), index.query_table())).unwrap();
         IndexedCorpus::from_snapshot(&frame(&payload)).err().expect("must be refused")
     };
+    // A query table with no row for the index's terms.
+    let index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
+    let parts = (index.settings(), index.model(), index.corpus(), index.embeddings(), index.rows(), index.chunk_index());
+    let empty = Some(quire::index::QueryTable::default());
+    let payload = postcard::to_allocvec(&(parts, index.bm25(), index.chunk_graph(), index.vectors(), empty)).unwrap();
+    let terms = index.bm25().term_count();
+    assert_eq!(
+        IndexedCorpus::from_snapshot(&frame(&payload)).err(),
+        Some(SnapshotError::Inconsistent(format!("a query table of 0 rows of 0 dimensions for {terms} terms of 384")))
+    );
     assert_eq!(
         inconsistent(&|corpus, _| corpus.mentions[0].entity = 9_999),
         SnapshotError::Inconsistent("a mention of a missing chunk or entity".into())
@@ -321,6 +332,8 @@ const GOLDEN_V4: &str = "tests/fixtures/golden-snapshot-v4.bin";
 const GOLDEN_V5: &str = "tests/fixtures/golden-snapshot-v5.bin";
 /// The golden file as format version 7 wrote it, before documents had a language.
 const GOLDEN_V7: &str = "tests/fixtures/golden-snapshot-v7.bin";
+/// The golden file as format version 8 wrote it, before the query table.
+const GOLDEN_V8: &str = "tests/fixtures/golden-snapshot-v8.bin";
 
 /// Small and inline so the golden file stays a few KiB; HNSW so it pins `instant-distance`'s layout too.
 fn golden_index() -> IndexedCorpus {
@@ -402,6 +415,30 @@ fn golden_snapshot_pins_the_layout() {
         let top = Method::parse(name).unwrap().rank(&index, Query::new(question, &vector), 1).into_chunks()[0].chunk;
         assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"), "{name}");
     }
+    // Its query table, decoded, answers by meaning without the model as the table indexing trains today.
+    assert_eq!(index.query_table().unwrap().len(), index.bm25().term_count());
+    let by_table = TableQueries::of(&index).unwrap().embed_query(question).unwrap();
+    let top = Method::parse("dense").unwrap().rank(&index, Query::new(question, &by_table), 1).into_chunks()[0].chunk;
+    assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"));
+}
+
+/// A version-8 file was written before indexing trained a query table: it loads without one, says so when
+/// asked by the table, and answers by the model as it did.
+#[test]
+fn a_version_8_snapshot_loads_without_a_query_table() {
+    let old = std::fs::read(common::root().join(GOLDEN_V8)).unwrap_or_else(|e| panic!("{GOLDEN_V8}: {e}"));
+    assert_eq!(format_version(&old), 8);
+    let index = IndexedCorpus::from_snapshot(&old).unwrap();
+    assert!(index.query_table().is_none());
+    assert_eq!(TableQueries::of(&index).err(), Some(NoQueryTable));
+    assert_eq!(structure(index.corpus()), structure(golden_index().corpus()));
+    let question = "When did the Dawn probe orbit Vesta?";
+    let vector = common::embedder().embed(&[question]).unwrap().remove(0);
+    let top = Method::parse("dense").unwrap().rank(&index, Query::new(question, &vector), 1).into_chunks()[0].chunk;
+    assert!(index.corpus().chunk_text(top).contains("The Dawn probe orbited Vesta in 2011"));
+    let saved = index.to_snapshot().unwrap();
+    assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
+    assert!(IndexedCorpus::from_snapshot(&saved).unwrap().query_table().is_none());
 }
 
 type Structure =

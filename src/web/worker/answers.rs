@@ -12,7 +12,7 @@ use crate::retrieve::trace::graph::TraceGraph;
 use crate::retrieve::{
     DocumentHit, FUSION_DEPTH, Method, Query, Retriever, ScoredChunk, Trace, document_depth, group_by_document,
 };
-use crate::store::{ChunkView, DocumentOutline, IndexedCorpus};
+use crate::store::{ChunkView, DocumentOutline, IndexedCorpus, Vectors};
 use crate::web::browser;
 use crate::web::error::EngineError;
 use crate::web::protocol::{Answer, AssistTurn, ResultRow};
@@ -52,13 +52,23 @@ pub(super) fn query(embedder: &Embedder, text: &str, method: &Method, k: usize) 
     })
 }
 
-/// The `k` best chunks for `text` by words alone (`Method::Words`: BM25 and the graph retrievers seeding
-/// from it), while there is no model (the answer says so, and the page asks again once the model has loaded).
-pub(super) fn query_by_words(text: &str, k: usize) -> Result<Answer, EngineError> {
+/// The `k` best chunks for `text` while there is no model (the answer says so, and the page asks again once
+/// the model has loaded): by `method`, the question's vector from the index's query table, where the index
+/// has one and knows a term of the question; by words alone otherwise (`Method::Words`: BM25 and the graph
+/// retrievers seeding from it). A method that reads node vectors the index does not hold ranks as the default.
+pub(super) fn query_without_model(text: &str, method: &Method, k: usize) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
     with_searchable_index(|index, waiting| {
-        let (hits, trace) = Method::Words.rank(index, Query::new(text, &[]), document_depth(k)).grouped(index, k);
-        Ok(Answer { model_loading: true, ..answer(index, &hits, trace, started, waiting.map(HashSet::len)) })
+        let vector = index.table_vector(text);
+        let method = match &vector {
+            None => &Method::Words,
+            Some(_) if method.reads_node_vectors() && index.vectors() != Vectors::All => &Method::Default,
+            Some(_) => while_embedding(method, waiting),
+        };
+        let query = Query::new(text, vector.as_deref().unwrap_or_default());
+        let (hits, trace) = method.rank(index, query, document_depth(k)).grouped(index, k);
+        let answer = answer(index, &hits, trace, started, waiting.map(HashSet::len));
+        Ok(Answer { model_loading: true, by_table: vector.is_some(), ..answer })
     })
 }
 
@@ -168,6 +178,7 @@ pub(super) fn answer_shown(
         documents_waiting,
         found_by_words: Vec::new(),
         model_loading: false,
+        by_table: false,
         whole_index_loading: false,
     }
 }

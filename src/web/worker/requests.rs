@@ -95,10 +95,10 @@ impl Serve<OpenFragments> for ByWords {
 }
 
 impl Serve<Query> for ByWords {
-    async fn serve(Query { text, k, .. }: Query) -> Result<Answer, EngineError> {
+    async fn serve(Query { text, method, k }: Query) -> Result<Answer, EngineError> {
         match fragments::opened() {
             true => fragments::query(&text, k).await,
-            false => answers::query_by_words(&text, k),
+            false => answers::query_without_model(&text, &method.method(), k),
         }
     }
 }
@@ -166,7 +166,7 @@ impl Serve<Query> for Full {
             },
             None if fragments::opened() => fragments::query(&text, k).await,
             Some(embedder) => answers::query(&embedder, &text, &method.method(), k),
-            None => answers::query_by_words(&text, k),
+            None => answers::query_without_model(&text, &method.method(), k),
         }
     }
 }

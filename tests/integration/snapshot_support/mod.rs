@@ -50,13 +50,14 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25, the chunk graph and
-/// which vectors it holds, the last parts.
+/// Where the chunk vector index lies in `index`'s encoded payload: just before BM25, the chunk graph,
+/// which vectors it holds and the query table, the last parts.
 pub fn chunk_index_span(index: &IndexedCorpus) -> Range<usize> {
     let payload_len = index.to_snapshot().unwrap().len() - HEADER_LEN;
     let after = postcard::to_allocvec(&index.bm25()).unwrap().len()
         + postcard::to_allocvec(&index.chunk_graph()).unwrap().len()
-        + postcard::to_allocvec(&index.vectors()).unwrap().len();
+        + postcard::to_allocvec(&index.vectors()).unwrap().len()
+        + postcard::to_allocvec(&index.query_table()).unwrap().len();
     let vectors_len = postcard::to_allocvec(&index.chunk_index()).unwrap().len();
     payload_len - after - vectors_len..payload_len - after
 }
