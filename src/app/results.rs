@@ -112,7 +112,9 @@ pub fn Results(search: Search, open_outline: impl Fn(String, u32) + Copy + Send 
         answer.with(|a| {
             let a = a.as_ref().filter(|a| a.model_loading)?;
             Some(match a.trace.method.as_str() {
-                _ if a.by_table => "by their words and meaning, the question's meaning read from the index's query table",
+                _ if a.by_table => {
+                    "by their words and meaning, the question's meaning read from the index's query table"
+                }
                 crate::retrieve::WORDS => {
                     "by their words and through the graph (BM25, the community retriever and the node-set join)"
                 }

@@ -80,7 +80,7 @@ pub fn run(model_dir: &Option<PathBuf>, args: AskArgs) -> CliResult {
     let timeout = Duration::from_secs(args.timeout);
     let hits = match assist {
         Some(assist) => {
-            let embed = |text: &str| Ok(embedder.embed_query(text)?);
+            let embed = |text: &str| embedder.embed_query(text);
             assisted(
                 &index,
                 &endpoint,

@@ -108,26 +108,8 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let settings = eval_settings(&args)?;
     let node_vectors = settings.methods.iter().any(Method::reads_node_vectors);
     let source = IndexSource { snapshot: args.snapshot.as_deref(), model: args.model, fresh: args.fresh };
-    let LabelledIndex { mut index, dataset, embedder } =
+    let LabelledIndex { index, dataset, embedder } =
         load_labelled(model_dir, &args.dataset, &args.split, source, node_vectors)?;
-    if std::env::var_os("QUIRE_TABLE_SWEEP").is_some() {
-        let started = Instant::now();
-        let training = quire::index::query_table::TableTraining::from_env();
-        let words = if training.word_share > 0.0 {
-            let terms: Vec<(String, u32)> = index.bm25().terms().map(|(t, id)| (t.to_string(), id)).collect();
-            let mut by_id = vec![0f32; terms.len() * 384];
-            for batch in terms.chunks(256) {
-                let texts: Vec<&str> = batch.iter().map(|(t, _)| t.as_str()).collect();
-                for ((_, id), v) in batch.iter().zip(embedder.embed(&texts)?) {
-                    by_id[*id as usize * 384..(*id as usize + 1) * 384].copy_from_slice(&v);
-                }
-            }
-            eprintln!("SWEEP embedded {} terms in {:.1}s", terms.len(), started.elapsed().as_secs_f64());
-            Some(by_id)
-        } else { None };
-        index.train_query_table(training, words.as_deref());
-        eprintln!("SWEEP retrained {:?} in {:.1}s", quire::index::query_table::TableTraining::from_env(), started.elapsed().as_secs_f64());
-    }
     let report = match args.query_table {
         true => evaluate(&index, &TableQueries::of(&index).with_context(named(&args.dataset))?, &dataset, &settings)?,
         false => evaluate(&index, embedder.as_ref(), &dataset, &settings)?,

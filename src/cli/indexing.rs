@@ -216,6 +216,10 @@ fn print_outcome(outcome: &Outcome, pieces_embedded: usize) {
         outcome.embedded, outcome.reused, timings.embed
     );
     eprintln!("indexed in {:.2}s", timings.build);
+    if let Some(Some((terms, bytes))) = outcome.index.as_ref().map(|index| index.summary().query_table) {
+        let kib = bytes as f64 / 1024.0;
+        eprintln!("trained the query table ({terms} terms, {kib:.0} KiB) in {:.2}s", timings.query_table);
+    }
 }
 
 /// The report: each problem and note on its line, each kind of file routinely left out on one line with

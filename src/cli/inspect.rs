@@ -49,6 +49,13 @@ pub(super) fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliRes
             false => "chunks (other nodes' are embedded when a retriever that searches them is first used)",
         }
     );
+    match summary.query_table {
+        Some((terms, bytes)) => println!(
+            "query table {terms} terms, {:.1} KiB int8: questions by meaning without the model (--query-table)",
+            bytes as f64 / 1024.0
+        ),
+        None => println!("query table none (the snapshot is older than the table; index the documents again)"),
+    }
     println!("graph nodes");
     for (kind, count) in &summary.graph.nodes {
         println!("  {kind:<18} {count}");

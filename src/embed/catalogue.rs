@@ -134,7 +134,7 @@ mod tests {
         let english = document(Language::English, &"The quick brown fox jumps over the lazy dog. ".repeat(40));
         let german = document(Language::German, &"Der schnelle braune Fuchs springt über den Hund. ".repeat(40));
         assert_eq!(EmbeddingModel::suited_to(&[]), EmbeddingModel::MiniLm);
-        assert_eq!(EmbeddingModel::suited_to(&[english.clone()]), EmbeddingModel::MiniLm);
+        assert_eq!(EmbeddingModel::suited_to(std::slice::from_ref(&english)), EmbeddingModel::MiniLm);
         assert_eq!(EmbeddingModel::suited_to(&[english.clone(), german.clone()]), EmbeddingModel::MultilingualE5);
         let mostly_english: Vec<Document> = std::iter::repeat_n(english, 30).chain(std::iter::once(german)).collect();
         assert_eq!(EmbeddingModel::suited_to(&mostly_english), EmbeddingModel::MiniLm);

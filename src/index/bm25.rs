@@ -123,11 +123,6 @@ impl Bm25Index {
         self.terms.get(term)
     }
 
-    /// Every term with its id, in byte order.
-    pub fn terms(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.terms.iter()
-    }
-
     /// How many distinct terms it holds.
     pub fn term_count(&self) -> usize {
         self.postings.len()

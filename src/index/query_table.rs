@@ -28,11 +28,7 @@ impl QueryTable {
     /// The table of `bm25`'s terms trained toward the chunks' vectors: chunk `c`'s vector is row
     /// `chunk_rows[c]` of `vectors`.
     pub fn train(bm25: &Bm25Index, vectors: &QuantizedVectors, chunk_rows: &[u32], training: TableTraining) -> Self {
-        Self::train_with(bm25, vectors, chunk_rows, training, None)
-    }
-
-    pub fn train_with(bm25: &Bm25Index, vectors: &QuantizedVectors, chunk_rows: &[u32], training: TableTraining, words: Option<&[f32]>) -> Self {
-        let trained = training::solve(bm25, vectors, chunk_rows, training, words);
+        let trained = training::solve(bm25, vectors, chunk_rows, training);
         let mut rows = QuantizedVectors::new(vectors.dimension());
         for row in trained.chunks_exact(vectors.dimension().max(1)) {
             // Every row has the store's dimension: the push cannot fail.
@@ -48,8 +44,7 @@ impl QueryTable {
         let mut found = false;
         // Every term id has a row: `check` holds a decoded table to it, and training makes one per term.
         for id in terms.iter().filter_map(|term| bm25.term_id(term)) {
-            let power = std::env::var("QUIRE_TABLE_IDFPOW").ok().and_then(|v| v.parse::<f32>().ok()).unwrap_or(1.0);
-            let weight = bm25.idf(bm25.postings_of_id(id).len()).powf(power);
+            let weight = bm25.idf(bm25.postings_of_id(id).len());
             for (sum, value) in vector.iter_mut().zip(self.rows.get(id)) {
                 *sum += weight * value;
             }

@@ -8,8 +8,7 @@ use std::collections::HashSet;
 use crate::corpus::copies::Copies;
 use crate::corpus::{ChunkId, Corpus, DocId, Document, TokenCounter};
 use crate::embed::{EmbedError, ModelIdentity, TextEmbedder};
-use crate::index::query_table::TableTraining;
-use crate::index::{Bm25Index, QueryTable, VectorIndex};
+use crate::index::{Bm25Index, VectorIndex};
 
 use super::indexed::{
     EmbeddingStore, IndexParts, IndexSettings, IndexedCorpus, NodeRows, Vectors, build_chunk_graph, text_key,
@@ -244,7 +243,7 @@ impl IndexBuilder {
             let _ = preview.store.push(text_key(text), &zero);
         }
         preview.embedded = preview.pending.len();
-        (preview.assemble(false), documents_waiting)
+        (preview.finish_without_table(), documents_waiting)
     }
 
     /// The text whose vector `chunk` takes: its own, or for a copied passage its original's.
@@ -254,11 +253,12 @@ impl IndexBuilder {
 
     /// Assembles the indexes and trains the query table. Panics if called before every text is embedded.
     pub fn finish(self) -> IndexedCorpus {
-        self.assemble(true)
+        self.finish_without_table().with_query_table()
     }
 
-    /// The indexes, with the query table where `with_table`.
-    fn assemble(self, with_table: bool) -> IndexedCorpus {
+    /// Assembles the indexes, without the query table ([`IndexedCorpus::with_query_table`] trains it).
+    /// Panics if called before every text is embedded.
+    pub fn finish_without_table(self) -> IndexedCorpus {
         assert!(self.is_done(), "IndexBuilder::finish before all texts were embedded");
         let row = |text: &String| self.store.rows[&text_key(text)];
         let rows_of = |kind: usize| self.texts[kind].iter().map(row).collect::<Vec<u32>>();
@@ -277,8 +277,6 @@ impl IndexBuilder {
             self.texts[CHUNKS].iter().enumerate().map(|(chunk, text)| (text.as_str(), language_of(chunk)));
         let bm25 = Bm25Index::build(chunk_texts, self.settings.bm25);
         let chunk_graph = build_chunk_graph(&self.corpus, self.store.vectors(), &rows, &self.settings);
-        let query_table = with_table
-            .then(|| QueryTable::train(&bm25, self.store.vectors(), &rows.chunks, TableTraining::from_env()));
         let copies = self.copies;
         IndexedCorpus::assemble(
             IndexParts {
@@ -291,7 +289,7 @@ impl IndexBuilder {
                 bm25,
                 chunk_graph,
                 vectors: self.vectors,
-                query_table,
+                query_table: None,
             },
             copies,
         )

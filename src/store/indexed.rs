@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::copies::Copies;
-use crate::corpus::{Corpus, CorpusSettings, Document, Gazetteer};
+use crate::corpus::{Corpus, CorpusSettings, Gazetteer};
 use crate::embed::{EmbedError, ModelIdentity};
 use crate::graph::{ChunkGraph, ChunkGraphSettings, ChunkGraphStats, GraphStats, KnowledgeGraph};
 use crate::index::bm25::Bm25Params;
@@ -160,6 +160,8 @@ pub struct CorpusSummary {
     /// Whether pages, sections, entities and relations have vectors too, not only chunks.
     pub node_vectors: bool,
     pub embedding_bytes: usize,
+    /// The terms with a row in the query table and the table's bytes; `None` in an index without one.
+    pub query_table: Option<(usize, usize)>,
     pub graph: GraphStats,
     pub chunk_graph: ChunkGraphStats,
 }
@@ -232,8 +234,18 @@ impl IndexedCorpus {
     /// The index of `parts`: the knowledge graph and the gazetteer are derived from the corpus here;
     /// `copies` are its copied passages, found by whoever built or decoded the corpus (`Copies::find`).
     pub(crate) fn assemble(parts: IndexParts, copies: Copies) -> Self {
-        let IndexParts { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
-            parts;
+        let IndexParts {
+            settings,
+            model,
+            corpus,
+            embeddings,
+            rows,
+            chunk_index,
+            bm25,
+            chunk_graph,
+            vectors,
+            query_table,
+        } = parts;
         let graph = KnowledgeGraph::build(&corpus);
         let gazetteer = Gazetteer::new(&corpus);
         let languages = language::distinct(corpus.documents.iter().map(|document| document.language));
@@ -319,9 +331,13 @@ impl IndexedCorpus {
         self.query_table.as_ref()
     }
 
-    /// Trains its query table afresh from its BM25 terms and chunk vectors.
-    pub fn train_query_table(&mut self, training: crate::index::query_table::TableTraining, words: Option<&[f32]>) {
-        self.query_table = Some(QueryTable::train_with(&self.bm25, self.embeddings.vectors(), &self.rows.chunks, training, words));
+    /// The index with its query table trained from its BM25 terms and chunk vectors (as every index is
+    /// trained at indexing; seconds on SciFact's 10,961 chunks, docs/BENCHMARKS.md).
+    pub fn with_query_table(mut self) -> Self {
+        let training = crate::index::query_table::TableTraining::default();
+        let table = QueryTable::train(&self.bm25, self.embeddings.vectors(), &self.rows.chunks, training);
+        self.query_table = Some(table);
+        self
     }
 
     /// A question's vector by the query table ([`crate::index::query_table`]): `None` where the index has
@@ -329,27 +345,6 @@ impl IndexedCorpus {
     pub fn table_vector(&self, question: &str) -> Option<Vec<f32>> {
         self.query_table.as_ref()?.query_vector(&self.bm25, &self.query_terms(question))
     }
-}
-
-/// Every name that designates the document `source`: the source itself and, for a JSONL record
-/// `file.jsonl#id`, its file. Removal and the check for unknown names both go by this one rule.
-pub fn names_of_source(source: &str) -> impl Iterator<Item = &str> {
-    std::iter::once(source).chain(source.match_indices('#').map(|(at, _)| &source[..at]))
-}
-
-/// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
-/// dropped; removing `file.jsonl` drops every record `file.jsonl#id`. Linear in the number of documents.
-pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
-    let removed: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
-    let added_at: HashMap<String, usize> = added.iter().enumerate().map(|(i, d)| (d.source.clone(), i)).collect();
-    let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
-    let mut merged: Vec<Document> = Vec::with_capacity(current.len() + added.len());
-    for doc in current.iter().filter(|d| !names_of_source(&d.source).any(|name| removed.contains(name))) {
-        let replacement = added_at.get(&doc.source).and_then(|&i| added[i].take());
-        merged.push(replacement.unwrap_or_else(|| doc.clone()));
-    }
-    merged.extend(added.into_iter().flatten());
-    merged
 }
 
 impl IndexedCorpus {
@@ -375,6 +370,7 @@ impl IndexedCorpus {
             embeddings: self.embeddings.len(),
             node_vectors: self.vectors == Vectors::All,
             embedding_bytes: self.embeddings.vectors().bytes(),
+            query_table: self.query_table.as_ref().map(|table| (table.len(), table.bytes())),
             graph: self.graph.stats(corpus),
             chunk_graph: self.chunk_graph.stats(),
         }
@@ -389,5 +385,3 @@ impl IndexedCorpus {
     }
 }
 
-#[cfg(test)]
-mod tests;

@@ -14,10 +14,10 @@ mod table_queries;
 mod workspace;
 
 pub use builder::{IndexBuilder, node_texts};
-pub use indexed::{
-    CorpusSummary, EmbeddingStore, IndexSettings, IndexedCorpus, ModelMismatch, NodeRows, Vectors, merge_documents,
-    names_of_source,
-};
+pub use indexed::{CorpusSummary, EmbeddingStore, IndexSettings, IndexedCorpus, ModelMismatch, NodeRows, Vectors};
 pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
 pub use table_queries::{NoQueryTable, TableQueries};
-pub use workspace::{ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, plan_index, plan_update};
+pub use workspace::{
+    ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, merge_documents, names_of_source,
+    plan_index, plan_update,
+};

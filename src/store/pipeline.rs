@@ -162,7 +162,8 @@ pub struct Outcome {
     pub documents: usize,
     pub embedded: usize,
     pub reused: usize,
-    /// Seconds spent parsing, structuring, embedding and building, as the host's clock measured them.
+    /// Seconds spent parsing, structuring, embedding, building and training the query table, as the host's
+    /// clock measured them.
     pub timings: Timings,
     /// The new index; `None` when there was nothing to index (every file failed, or an update with no
     /// document and no removal) or the user cancelled.
@@ -176,11 +177,12 @@ pub struct Timings {
     pub structure: f64,
     pub embed: f64,
     pub build: f64,
+    pub query_table: f64,
 }
 
 impl Timings {
     pub fn total(&self) -> f64 {
-        self.parse + self.structure + self.embed + self.build
+        self.parse + self.structure + self.embed + self.build + self.query_table
     }
 }
 
@@ -260,8 +262,11 @@ pub async fn run<H: Host>(
     if !host.carry_on().await {
         return Ok(Outcome { cancelled: true, ..outcome });
     }
-    outcome.index = Some(builder.finish());
+    let index = builder.finish_without_table();
     outcome.timings.build = clock() - started;
+    let started = clock();
+    outcome.index = Some(index.with_query_table());
+    outcome.timings.query_table = clock() - started;
     Ok(outcome)
 }
 

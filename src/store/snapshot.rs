@@ -130,6 +130,9 @@ impl<G, N, T, C: Into<Corpus>> OwnedBody<G, N, T, C> {
     }
 }
 
+/// A checked body, and its query table apart.
+type Checked<G, N> = (OwnedBody<G, N, ()>, Option<QueryTable>);
+
 /// What a payload holds in place of the query table: the table or its absence, or nothing (version 8 and
 /// earlier).
 trait StoredQueryTable {
@@ -240,7 +243,7 @@ impl<G: StoredChunkGraph, N: StoredVectors, T: StoredQueryTable> OwnedBody<G, N,
     }
 
     /// The checked parts, and the query table checked against the BM25 terms it has rows for.
-    fn into_checked(self) -> Result<(OwnedBody<G, N, ()>, Option<QueryTable>), Inconsistent> {
+    fn into_checked(self) -> Result<Checked<G, N>, Inconsistent> {
         self.check()?;
         let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
             self;
@@ -248,8 +251,18 @@ impl<G: StoredChunkGraph, N: StoredVectors, T: StoredQueryTable> OwnedBody<G, N,
         if let Some(table) = &query_table {
             table.check(bm25.term_count(), model.dimension)?;
         }
-        let body =
-            Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table: () };
+        let body = Body {
+            settings,
+            model,
+            corpus,
+            embeddings,
+            rows,
+            chunk_index,
+            bm25,
+            chunk_graph,
+            vectors,
+            query_table: (),
+        };
         Ok((body, query_table))
     }
 
@@ -290,7 +303,15 @@ fn payload(bytes: &[u8]) -> Result<(u32, &[u8]), SnapshotError> {
         return Err(SnapshotError::Truncated { expected: HEADER_LEN as u64, actual });
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if ![FORMAT_VERSION, WITHOUT_QUERY_TABLE, WITHOUT_LANGUAGES, WITHOUT_TABLE_HEADERS, ALL_VECTORS, WITHOUT_CHUNK_GRAPH].contains(&version)
+    if ![
+        FORMAT_VERSION,
+        WITHOUT_QUERY_TABLE,
+        WITHOUT_LANGUAGES,
+        WITHOUT_TABLE_HEADERS,
+        ALL_VECTORS,
+        WITHOUT_CHUNK_GRAPH,
+    ]
+    .contains(&version)
     {
         return Err(SnapshotError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
@@ -315,9 +336,7 @@ pub fn decode(bytes: &[u8]) -> Result<IndexedCorpus, SnapshotError> {
     match payload(bytes)? {
         (WITHOUT_CHUNK_GRAPH, payload) => decode_body::<(), (), (), CorpusBeforeHeaders>(bytes, payload),
         (ALL_VECTORS, payload) => decode_body::<ChunkGraph, (), (), CorpusBeforeHeaders>(bytes, payload),
-        (WITHOUT_TABLE_HEADERS, payload) => {
-            decode_body::<ChunkGraph, Vectors, (), CorpusBeforeHeaders>(bytes, payload)
-        }
+        (WITHOUT_TABLE_HEADERS, payload) => decode_body::<ChunkGraph, Vectors, (), CorpusBeforeHeaders>(bytes, payload),
         (WITHOUT_LANGUAGES, payload) => decode_body::<ChunkGraph, Vectors, (), CorpusBeforeLanguages>(bytes, payload),
         (WITHOUT_QUERY_TABLE, payload) => decode_body::<ChunkGraph, Vectors, (), Corpus>(bytes, payload),
         (_, payload) => decode_body::<ChunkGraph, Vectors, Option<QueryTable>, Corpus>(bytes, payload),
@@ -331,8 +350,8 @@ where
     T: StoredQueryTable + serde::de::DeserializeOwned,
     C: Into<Corpus> + serde::de::DeserializeOwned,
 {
-    let (body, rest) =
-        postcard::take_from_bytes::<OwnedBody<G, N, T, C>>(payload).map_err(|e| SnapshotError::Decode(e.to_string()))?;
+    let (body, rest) = postcard::take_from_bytes::<OwnedBody<G, N, T, C>>(payload)
+        .map_err(|e| SnapshotError::Decode(e.to_string()))?;
     // The payload must be exactly one body: postcard on its own ignores what follows.
     if !rest.is_empty() {
         let actual = bytes.len() as u64;

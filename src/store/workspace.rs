@@ -2,7 +2,7 @@
 //! needs embedding) for [`super::pipeline`], and the views of an index every front end shows: results as
 //! [`ChunkView`]s and documents as [`DocumentOutline`]s, so the CLI and the app show the same provenance.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +11,28 @@ use crate::embed::ModelIdentity;
 use crate::language::Language;
 
 use super::builder::IndexBuilder;
-use super::indexed::{IndexSettings, IndexedCorpus, Vectors, merge_documents, names_of_source};
+use super::indexed::{IndexSettings, IndexedCorpus, Vectors};
+
+/// Every name that designates the document `source`: the source itself and, for a JSONL record
+/// `file.jsonl#id`, its file. Removal and the check for unknown names both go by this one rule.
+pub fn names_of_source(source: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(source).chain(source.match_indices('#').map(|(at, _)| &source[..at]))
+}
+
+/// Current documents with `added` replacing same-source documents (or appended) and `removed` sources
+/// dropped; removing `file.jsonl` drops every record `file.jsonl#id`. Linear in the number of documents.
+pub fn merge_documents(current: &[Document], added: Vec<Document>, removed: &[String]) -> Vec<Document> {
+    let removed: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
+    let added_at: HashMap<String, usize> = added.iter().enumerate().map(|(i, d)| (d.source.clone(), i)).collect();
+    let mut added: Vec<Option<Document>> = added.into_iter().map(Some).collect();
+    let mut merged: Vec<Document> = Vec::with_capacity(current.len() + added.len());
+    for doc in current.iter().filter(|d| !names_of_source(&d.source).any(|name| removed.contains(name))) {
+        let replacement = added_at.get(&doc.source).and_then(|&i| added[i].take());
+        merged.push(replacement.unwrap_or_else(|| doc.clone()));
+    }
+    merged.extend(added.into_iter().flatten());
+    merged
+}
 
 /// Why an update cannot be made; the current index is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
@@ -162,3 +183,6 @@ impl IndexedCorpus {
         Some(DocumentOutline { source: record.source.clone(), title: record.title.clone(), sections })
     }
 }
+
+#[cfg(test)]
+mod tests;

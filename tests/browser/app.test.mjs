@@ -1029,7 +1029,7 @@ test("the whole corpus is drawn as a graph you can pan, zoom and select, and a c
 /// Serves `root` with Python's own static server (not the test harness: a build or a site needs nothing of
 /// the server); its address, and a way to stop it.
 
-test("a first visit answers by words before the embedding model has loaded, then asks again by meaning once it has", async () => {
+test("a first visit answers by words and by the query table's meaning before the embedding model has loaded, then asks again by the model once it has", async () => {
   // The model is held back, as a slow network would: the engine worker's request for it waits here. (A server
   // of its own: another origin, with nothing of the other tests' in its cache.)
   let release;
@@ -1044,9 +1044,11 @@ test("a first visit answers by words before the embedding model has loaded, then
     assert.ok(await page.isDisabled("#files"), "files wait for the model");
     const byWords = await search(page, "Who walked on the Moon in 1969?");
     assert.match(byWords[0].label, /Apollo 11/, JSON.stringify(byWords));
-    // By words and through the graph: BM25, the community retriever and the join, seeding from BM25.
-    assert.match(await page.textContent("#answer-timing"), /\(words\)$/);
-    assert.match(await page.textContent("#by-words"), /^Found by their words and through the graph \(BM25, the community retriever and the node-set join\) while the embedding model loads/);
+    // By the chosen method (the default), its dense list ranked by the question's vector from the index's
+    // query table: meaning without the model.
+    assert.match(await page.textContent("#answer-timing"), /\(default\)$/);
+    assert.match(await page.textContent("#by-words"), /^Found by their words and meaning, the question's meaning read from the index's query table while the embedding model loads/);
+    assert.match(await page.textContent("#trace pre"), /\bdense\b/);
     release();
     await waitReady(page);
     // Asked again by the chosen method, without a click.
@@ -1072,7 +1074,9 @@ test("when the engine's module cannot be loaded, the page goes on answering by w
     assert.ok(await page.isDisabled("#files"), "files wait for a model that will not come");
     const results = await search(page, "Who walked on the Moon in 1969?");
     assert.match(results[0].label, /Apollo 11/, JSON.stringify(results));
-    assert.match(await page.textContent("#answer-timing"), /\(words\)$/);
+    // The engine by words reads the index's query table: the default answers, by meaning too.
+    assert.match(await page.textContent("#answer-timing"), /\(default\)$/);
+    assert.match(await page.textContent("#by-words"), /query table/);
     // The 404 and the worker's error are the only complaints.
     assert.deepEqual(errors.filter((e) => !/404|quire-engine-|could not be started/.test(e)), []);
   } finally {

@@ -100,6 +100,24 @@ fn index_stats_query_add_remove() {
         printed.contains("seeds — communities nearest the query") && printed.contains("community 0 ("),
         "{printed}"
     );
+    // By the query table, without the model: its model folder is one that holds none.
+    let by_table = |question: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+            .args(["query", snapshot, question, "-k", "1", "--method", "dense", "--query-table", "--json"])
+            .env("QUIRE_MODEL_DIR", dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["chunk"]["label"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(by_table("When did Eagle land in the Sea of Tranquility?")[0].contains("Apollo 11"));
+    assert_eq!(by_table("carbon dioxide"), Vec::<String>::new(), "no term of it is in the index");
     let out = quire(&["query", snapshot, question, "--method", "rrf:dense+nothing"]);
     assert!(!out.status.success() && text(&out.stderr).contains("unknown retriever `nothing`"));
 
@@ -119,6 +137,8 @@ fn index_stats_query_add_remove() {
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 7);
     assert!(communities(&stats) > indexed_communities, "the chunk graph is rebuilt on add: {stats}");
+    let (terms, _) = (stats["query_table"][0].as_u64().unwrap(), stats["query_table"][1].as_u64().unwrap());
+    assert!(by_table("carbon dioxide")[0].contains("Venus"), "the table is trained again on add");
 
     let removed = docs.join("sun.txt");
     let out = quire(&["remove", snapshot, removed.to_str().unwrap()]);
@@ -127,6 +147,7 @@ fn index_stats_query_add_remove() {
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["documents"], 6);
     assert!(communities(&stats) >= 6 && stats["chunk_graph"]["communities"] != serde_json::Value::Null, "{stats}");
+    assert!(stats["query_table"][0].as_u64().unwrap() < terms, "and again on remove: {stats}");
 
     let out = quire(&["remove", snapshot, "nope.md"]);
     assert!(!out.status.success());

@@ -13,7 +13,7 @@ use quire::embed::TextEmbedder;
 use quire::index::VectorIndexKind;
 use quire::retrieve::{Method, Query};
 use quire::store::{
-    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NodeRows, NoQueryTable, SnapshotError,
+    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NoQueryTable, NodeRows, SnapshotError,
     TableQueries, Vectors,
 };
 use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
@@ -98,12 +98,14 @@ fn payloads_that_decode_but_do_not_hang_together_are_refused() {
         tamper(&mut corpus, &mut rows);
         let parts =
             (index.settings(), index.model(), &corpus, index.embeddings(), &rows, index.chunk_index(), index.bm25());
-        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors(), index.query_table())).unwrap();
+        let payload =
+            postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors(), index.query_table())).unwrap();
         IndexedCorpus::from_snapshot(&frame(&payload)).err().expect("must be refused")
     };
     // A query table with no row for the index's terms.
     let index = IndexedCorpus::from_snapshot(snapshot_bytes()).unwrap();
-    let parts = (index.settings(), index.model(), index.corpus(), index.embeddings(), index.rows(), index.chunk_index());
+    let parts =
+        (index.settings(), index.model(), index.corpus(), index.embeddings(), index.rows(), index.chunk_index());
     let empty = Some(quire::index::QueryTable::default());
     let payload = postcard::to_allocvec(&(parts, index.bm25(), index.chunk_graph(), index.vectors(), empty)).unwrap();
     let terms = index.bm25().term_count();
@@ -153,7 +155,8 @@ fn crafted_settings_are_refused_before_they_drive_anything() {
             index.chunk_index(),
             index.bm25(),
         );
-        let payload = postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors())).unwrap();
+        let payload =
+            postcard::to_allocvec(&(parts, index.chunk_graph(), index.vectors(), index.query_table())).unwrap();
         refusal(&frame(&payload))
     };
     assert_eq!(

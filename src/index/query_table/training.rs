@@ -17,26 +17,11 @@ pub struct TableTraining {
     pub regularisation: f32,
     /// Conjugate-gradient steps.
     pub iterations: usize,
-    /// EXPERIMENT: share of the model's vector of the term itself in the starting row.
-    pub word_share: f32,
 }
 
 impl Default for TableTraining {
     fn default() -> Self {
-        TableTraining { regularisation: 1.0, iterations: 30, word_share: 0.0 }
-    }
-}
-
-impl TableTraining {
-    /// TEMPORARY for the sweep: QUIRE_TABLE_REG, QUIRE_TABLE_ITERS.
-    pub fn from_env() -> Self {
-        let read = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<f32>().ok());
-        let default = TableTraining::default();
-        TableTraining {
-            regularisation: read("QUIRE_TABLE_REG").unwrap_or(default.regularisation),
-            iterations: read("QUIRE_TABLE_ITERS").map_or(default.iterations, |v| v as usize),
-            word_share: read("QUIRE_TABLE_WORD").unwrap_or(default.word_share),
-        }
+        TableTraining { regularisation: 1.0, iterations: 30 }
     }
 }
 
@@ -79,23 +64,21 @@ impl Sparse {
 impl Design {
     fn of(bm25: &Bm25Index) -> Design {
         let (terms, chunks) = (bm25.term_count(), bm25.len());
-        let power = std::env::var("QUIRE_TABLE_IDFPOW").ok().and_then(|v| v.parse::<f32>().ok()).unwrap_or(1.0);
-        let by_tf = std::env::var_os("QUIRE_TABLE_TF").is_some();
-        let idf: Vec<f32> = (0..terms as u32).map(|t| bm25.idf(bm25.postings_of_id(t).len()).powf(power)).collect();
-        let tf_weight = |tf: u32| if by_tf { 1.0 + (tf as f32).ln() } else { 1.0 };
+        let idf: Vec<f32> = (0..terms as u32).map(|t| bm25.idf(bm25.postings_of_id(t).len())).collect();
         let mut chunk_total = vec![0f32; chunks];
         let mut chunk_count = vec![0usize; chunks];
-        for term in 0..terms {
+        // A term counts once in its chunk, whatever its frequency, as it counts once in a question.
+        for (term, idf) in idf.iter().enumerate() {
             for posting in bm25.postings_of_id(term as u32) {
-                chunk_total[posting.doc as usize] += idf[term] * tf_weight(posting.tf);
+                chunk_total[posting.doc as usize] += idf;
                 chunk_count[posting.doc as usize] += 1;
             }
         }
         let mut by_term = Sparse { starts: vec![0], columns: Vec::new(), weights: Vec::new() };
-        for term in 0..terms {
+        for (term, idf) in idf.iter().enumerate() {
             for posting in bm25.postings_of_id(term as u32) {
                 by_term.columns.push(posting.doc);
-                by_term.weights.push(idf[term] * tf_weight(posting.tf) / chunk_total[posting.doc as usize]);
+                by_term.weights.push(idf / chunk_total[posting.doc as usize]);
             }
             by_term.starts.push(by_term.columns.len());
         }
@@ -104,7 +87,8 @@ impl Design {
             starts[chunk + 1] = starts[chunk] + count;
         }
         let mut next = starts.clone();
-        let mut by_chunk = Sparse { starts, columns: vec![0; by_term.columns.len()], weights: vec![0.0; by_term.columns.len()] };
+        let mut by_chunk =
+            Sparse { starts, columns: vec![0; by_term.columns.len()], weights: vec![0.0; by_term.columns.len()] };
         for term in 0..terms {
             for (chunk, weight) in by_term.row(term) {
                 by_chunk.columns[next[chunk]] = term as u32;
@@ -122,66 +106,91 @@ pub(super) fn solve(
     vectors: &QuantizedVectors,
     chunk_rows: &[u32],
     training: TableTraining,
-    words: Option<&[f32]>,
 ) -> Vec<f32> {
-    let dimension = vectors.dimension();
-    let design = Design::of(bm25);
-    let terms = design.by_term.rows();
-    let targets: Vec<f32> = chunk_rows.iter().flat_map(|&row| vectors.get(row)).collect();
-    let pulled = design.by_term.times(&targets, dimension);
-    drop(targets);
-    let mass: Vec<f32> = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w).sum()).collect();
-    let diagonal: Vec<f32> = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w * w).sum()).collect();
-    let lambda = training.regularisation * diagonal.iter().sum::<f32>() / terms.max(1) as f32;
-    let mut rows: Vec<f32> = pulled.clone();
-    fill_rows(&mut rows, dimension, |term, row| {
-        row.iter_mut().for_each(|x| *x /= mass[term].max(f32::MIN_POSITIVE));
-        if let Some(words) = words {
-            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-            let word = &words[term * dimension..(term + 1) * dimension];
-            let share = training.word_share;
-            row.iter_mut().zip(word).for_each(|(x, w)| *x = (1.0 - share) * *x + share * norm * w);
-        }
-    });
-    let normal = |x: &[f32]| {
-        let mut out = design.by_term.times(&design.by_chunk.times(x, dimension), dimension);
-        out.iter_mut().zip(x).for_each(|(o, x)| *o += lambda * x);
-        out
-    };
-    // The right side is AᵀV + λR₀, and R starts at R₀.
-    let mut residual = normal(&rows);
-    residual.iter_mut().zip(&pulled).zip(&rows).for_each(|((r, b), x)| *r = b + lambda * x - *r);
-    drop(pulled);
-    let inverse: Vec<f32> = diagonal.iter().map(|d| 1.0 / (d + lambda)).collect();
-    let preconditioned = |residual: &[f32]| {
-        let mut out = residual.to_vec();
-        fill_rows(&mut out, dimension, |term, row| row.iter_mut().for_each(|x| *x *= inverse[term]));
-        out
-    };
-    let mut direction = preconditioned(&residual);
-    let mut rz = column_dots(&residual, &direction, dimension);
-    for _ in 0..training.iterations {
-        let image = normal(&direction);
-        let curvature = column_dots(&direction, &image, dimension);
-        let step: Vec<f32> = rz.iter().zip(&curvature).map(|(rz, c)| if *c > 0.0 { (rz / c) as f32 } else { 0.0 }).collect();
-        let (rows_, steps) = (rows.chunks_exact_mut(dimension), direction.chunks_exact(dimension));
-        for ((row, direction), (residual, image)) in
-            rows_.zip(steps).zip(residual.chunks_exact_mut(dimension).zip(image.chunks_exact(dimension)))
-        {
-            for j in 0..dimension {
-                row[j] += step[j] * direction[j];
-                residual[j] -= step[j] * image[j];
-            }
-        }
-        let next = preconditioned(&residual);
-        let next_rz = column_dots(&residual, &next, dimension);
-        let beta: Vec<f32> = next_rz.iter().zip(&rz).map(|(n, o)| if *o > 0.0 { (n / o) as f32 } else { 0.0 }).collect();
-        direction.chunks_exact_mut(dimension).zip(next.chunks_exact(dimension)).for_each(|(d, z)| {
-            d.iter_mut().zip(z).zip(&beta).for_each(|((d, z), beta)| *d = z + beta * *d);
+    Ridge::of(Design::of(bm25), vectors, chunk_rows, training.regularisation).solve(training.iterations)
+}
+
+/// The normal equations `(AᵀA + λI) R = AᵀV + λR₀`.
+struct Ridge {
+    design: Design,
+    dimension: usize,
+    lambda: f32,
+    /// `R₀`, where the solution starts.
+    start: Vec<f32>,
+    /// `AᵀV + λR₀`.
+    right: Vec<f32>,
+    /// `1 / (AᵀA + λI)ᵢᵢ` for each term: the preconditioner.
+    inverse_diagonal: Vec<f32>,
+}
+
+impl Ridge {
+    fn of(design: Design, vectors: &QuantizedVectors, chunk_rows: &[u32], regularisation: f32) -> Ridge {
+        let dimension = vectors.dimension();
+        let terms = design.by_term.rows();
+        let targets: Vec<f32> = chunk_rows.iter().flat_map(|&row| vectors.get(row)).collect();
+        let mut right = design.by_term.times(&targets, dimension);
+        let mass: Vec<f32> = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w).sum()).collect();
+        let diagonal: Vec<f32> = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w * w).sum()).collect();
+        let lambda = regularisation * diagonal.iter().sum::<f32>() / terms.max(1) as f32;
+        // AᵀV's row of a term is the weighted sum of its chunks' vectors: divided by their weights, their mean.
+        let mut start = right.clone();
+        fill_rows(&mut start, dimension, |term, row| {
+            row.iter_mut().for_each(|x| *x /= mass[term].max(f32::MIN_POSITIVE))
         });
-        rz = next_rz;
+        right.iter_mut().zip(&start).for_each(|(right, start)| *right += lambda * start);
+        let inverse_diagonal = diagonal.iter().map(|d| 1.0 / (d + lambda)).collect();
+        Ridge { design, dimension, lambda, start, right, inverse_diagonal }
     }
-    rows
+
+    /// `(AᵀA + λI) x`.
+    fn normal(&self, x: &[f32]) -> Vec<f32> {
+        let Design { by_term, by_chunk } = &self.design;
+        let mut out = by_term.times(&by_chunk.times(x, self.dimension), self.dimension);
+        out.iter_mut().zip(x).for_each(|(o, x)| *o += self.lambda * x);
+        out
+    }
+
+    fn preconditioned(&self, residual: &[f32]) -> Vec<f32> {
+        let mut out = residual.to_vec();
+        fill_rows(&mut out, self.dimension, |term, row| row.iter_mut().for_each(|x| *x *= self.inverse_diagonal[term]));
+        out
+    }
+
+    /// Preconditioned conjugate gradients from `R₀`, `iterations` steps, each dimension its own step sizes.
+    fn solve(self, iterations: usize) -> Vec<f32> {
+        let dimension = self.dimension;
+        let mut rows = self.start.clone();
+        let mut residual = self.normal(&rows);
+        residual.iter_mut().zip(&self.right).for_each(|(r, right)| *r = right - *r);
+        let mut direction = self.preconditioned(&residual);
+        let mut rz = column_dots(&residual, &direction, dimension);
+        for _ in 0..iterations {
+            let image = self.normal(&direction);
+            let step = ratios(&rz, &column_dots(&direction, &image, dimension));
+            let pairs = rows.chunks_exact_mut(dimension).zip(residual.chunks_exact_mut(dimension));
+            for ((row, residual), (direction, image)) in
+                pairs.zip(direction.chunks_exact(dimension).zip(image.chunks_exact(dimension)))
+            {
+                for j in 0..dimension {
+                    row[j] += step[j] * direction[j];
+                    residual[j] -= step[j] * image[j];
+                }
+            }
+            let next = self.preconditioned(&residual);
+            let next_rz = column_dots(&residual, &next, dimension);
+            let beta = ratios(&next_rz, &rz);
+            direction.chunks_exact_mut(dimension).zip(next.chunks_exact(dimension)).for_each(|(d, z)| {
+                d.iter_mut().zip(z).zip(&beta).for_each(|((d, z), beta)| *d = z + beta * *d);
+            });
+            rz = next_rz;
+        }
+        rows
+    }
+}
+
+/// Each `a / b`, or 0 where `b` is not positive (a dimension already solved).
+fn ratios(a: &[f64], b: &[f64]) -> Vec<f32> {
+    a.iter().zip(b).map(|(a, b)| if *b > 0.0 { (a / b) as f32 } else { 0.0 }).collect()
 }
 
 /// The dot product of each column of `a` with the same column of `b`, both with `dimension` columns.
@@ -224,25 +233,23 @@ mod tests {
     use crate::index::query_table::tests::planets;
 
     /// Enough steps solve the normal equations: `(AᵀA + λI) R = AᵀV + λR₀` holds to a thousandth of its
-    /// right side, in every dimension.
+    /// right side, in every dimension; and `R₀` is the mean of each term's chunks' vectors.
     #[test]
     fn conjugate_gradients_solve_the_normal_equations() {
         let (bm25, vectors) = planets();
-        let training = TableTraining { regularisation: 0.1, iterations: 60, word_share: 0.0 };
-        let rows = solve(&bm25, &vectors, &[0, 1, 2, 3], training, None);
-        let design = Design::of(&bm25);
-        let targets: Vec<f32> = (0..4).flat_map(|row| vectors.get(row)).collect();
-        let pulled = design.by_term.times(&targets, 8);
-        let terms = design.by_term.rows();
-        let mass: Vec<f32> = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w).sum()).collect();
-        let diagonal: f32 = (0..terms).map(|t| design.by_term.row(t).map(|(_, w)| w * w).sum::<f32>()).sum();
-        let lambda = 0.1 * diagonal / terms as f32;
-        let mut left = design.by_term.times(&design.by_chunk.times(&rows, 8), 8);
-        left.iter_mut().zip(&rows).for_each(|(l, x)| *l += lambda * x);
-        let right: Vec<f32> =
-            (0..terms * 8).map(|at| pulled[at] + lambda * pulled[at] / mass[at / 8]).collect();
+        let ridge = || Ridge::of(Design::of(&bm25), &vectors, &[0, 1, 2, 3], 0.1);
+        let rows = ridge().solve(60);
+        let equations = ridge();
+        let difference: Vec<f32> = equations.normal(&rows).iter().zip(&equations.right).map(|(l, r)| l - r).collect();
         let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let difference: Vec<f32> = left.iter().zip(&right).map(|(l, r)| l - r).collect();
-        assert!(norm(&difference) < 1e-3 * norm(&right), "{} against {}", norm(&difference), norm(&right));
+        assert!(
+            norm(&difference) < 1e-3 * norm(&equations.right),
+            "{} against {}",
+            norm(&difference),
+            norm(&equations.right)
+        );
+        // `mars` is in the second text alone: its starting row is that text's vector, the second axis.
+        let mars = bm25.term_id("mar").unwrap() as usize;
+        assert_eq!(&equations.start[mars * 8..mars * 8 + 8], &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     }
 }

@@ -1,4 +1,4 @@
-//! Unit tests of `store`, beside it so the module itself reads in one sitting.
+//! Unit tests of `workspace`, beside it so the module itself reads in one sitting.
 
 use super::*;
 use crate::corpus::document::{DocumentBuilder, Format, Metadata};
