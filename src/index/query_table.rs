@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::bm25::Bm25Index;
+use super::nibbles::NibbleVectors;
 use super::vectors::QuantizedVectors;
 use crate::embed::normalize;
 use crate::error::Inconsistent;
@@ -18,10 +19,12 @@ mod training;
 
 pub use training::TableTraining;
 
-/// The rows of every term of an index's BM25, by term id, as int8 with a scale each.
+/// The rows of every term of an index's BM25, by term id, as 4-bit codes with a scale each: the table has
+/// about three terms for every chunk, and int8 rows made it the largest part of a snapshot at no gain in
+/// quality (docs/EXPERIMENTS.md, "The query table's training").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryTable {
-    rows: QuantizedVectors,
+    rows: NibbleVectors,
 }
 
 impl QueryTable {
@@ -29,11 +32,8 @@ impl QueryTable {
     /// `chunk_rows[c]` of `vectors`.
     pub fn train(bm25: &Bm25Index, vectors: &QuantizedVectors, chunk_rows: &[u32], training: TableTraining) -> Self {
         let trained = training::solve(bm25, vectors, chunk_rows, training);
-        let mut rows = QuantizedVectors::new(vectors.dimension());
-        for row in trained.chunks_exact(vectors.dimension().max(1)) {
-            // Every row has the store's dimension: the push cannot fail.
-            let _ = rows.push(row);
-        }
+        let mut rows = NibbleVectors::new(vectors.dimension());
+        trained.chunks_exact(vectors.dimension().max(1)).for_each(|row| rows.push(row));
         QueryTable { rows }
     }
 
@@ -44,10 +44,7 @@ impl QueryTable {
         let mut found = false;
         // Every term id has a row: `check` holds a decoded table to it, and training makes one per term.
         for id in terms.iter().filter_map(|term| bm25.term_id(term)) {
-            let weight = bm25.idf(bm25.postings_of_id(id).len());
-            for (sum, value) in vector.iter_mut().zip(self.rows.get(id)) {
-                *sum += weight * value;
-            }
+            self.rows.add_scaled(id, bm25.idf(bm25.postings_of_id(id).len()), &mut vector);
             found = true;
         }
         found.then(|| {

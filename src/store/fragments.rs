@@ -17,7 +17,6 @@
 //! Over 400 lines: the fragment format's writer and reader share its layout, and are kept side by side so that they cannot drift apart.
 
 mod graph;
-mod nibbles;
 mod terms;
 mod vectors;
 

@@ -18,7 +18,7 @@ use crate::error::Inconsistent;
 use crate::index::vectors::dot;
 use crate::index::{Hit, QuantizedVectors, top_k};
 
-use super::nibbles::NibbleVectors;
+use crate::index::nibbles::NibbleVectors;
 
 /// The centroids' file name, inside the folder of the fragments.
 pub const CENTROIDS: &str = "vectors/centroids.bin";

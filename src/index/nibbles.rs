@@ -1,5 +1,5 @@
 //! Vectors as 4-bit codes, two to a byte, with one f32 scale per vector: how a site stores its partitions'
-//! centroids. Every first question by meaning fetches all of them before any partition, so their bytes
+//! centroids, and every index its query table's rows. Every first question by meaning fetches all of them before any partition, so their bytes
 //! count once per visitor and grow with the index (4,549 centroids at 100k chunks); at half the bytes of
 //! int8 they cost the same ranking of partitions within the measured recall (docs/QUALITY.md,
 //! "Partitioned vectors against exact search"). The partitions keep the whole index's int8 codes, so a
@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::vectors::{dot, symmetric_scale};
 use crate::error::Inconsistent;
-use crate::index::vectors::{dot, symmetric_scale};
 
 /// The largest code's magnitude: codes run from -7 to 7, stored with 8 added.
 const LEVELS: f32 = 7.0;
@@ -34,6 +34,10 @@ impl NibbleVectors {
         self.scales.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
     fn row_bytes(&self) -> usize {
         self.dimension.div_ceil(2)
     }
@@ -56,6 +60,23 @@ impl NibbleVectors {
         out.clear();
         out.extend(self.codes[start..start + self.row_bytes()].iter().flat_map(|&b| [value(b & 15), value(b >> 4)]));
         out.truncate(self.dimension);
+    }
+
+    /// `weight` times row `row`, added to `sum` (of the store's dimension).
+    pub fn add_scaled(&self, row: u32, weight: f32, sum: &mut [f32]) {
+        let start = row as usize * self.row_bytes();
+        let scale = weight * self.scales[row as usize];
+        let pairs = sum.chunks_mut(2).zip(&self.codes[start..start + self.row_bytes()]);
+        for (pair, &byte) in pairs {
+            pair[0] += (f32::from(byte & 15) - 8.0) * scale;
+            if let Some(odd) = pair.get_mut(1) {
+                *odd += (f32::from(byte >> 4) - 8.0) * scale;
+            }
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.codes.len() + 4 * self.scales.len()
     }
 
     /// The dot product of an f32 `query` with every row, in row order.
@@ -107,6 +128,9 @@ mod tests {
                     assert!((x - y).abs() <= step / 2.0 + 1e-6, "{x} came back as {y} at step {step}");
                 }
                 assert!((dots[row] - dot(&query, &decoded)).abs() < 1e-4);
+                let mut sum = vec![1.0; dimension];
+                store.add_scaled(row as u32, 2.0, &mut sum);
+                sum.iter().zip(&decoded).for_each(|(s, d)| assert!((s - (1.0 + 2.0 * d)).abs() < 1e-5));
             }
         }
     }
