@@ -51,7 +51,7 @@ pub(super) fn stats(snapshot: &Path, json: bool, list_documents: bool) -> CliRes
     );
     match summary.query_table {
         Some((terms, bytes)) => println!(
-            "query table {terms} terms, {:.1} KiB int8: questions by meaning without the model (--query-table)",
+            "query table {terms} terms, {:.1} KiB in 4-bit codes: questions by meaning without the model (--query-table)",
             bytes as f64 / 1024.0
         ),
         None => println!("query table none (the snapshot is older than the table; index the documents again)"),

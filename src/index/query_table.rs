@@ -19,8 +19,8 @@ mod training;
 
 pub use training::TableTraining;
 
-/// The rows of every term of an index's BM25, by term id, as 4-bit codes with a scale each: the table has
-/// about three terms for every chunk, and int8 rows made it the largest part of a snapshot at no gain in
+/// The rows of every term of an index's BM25, by term id, as 4-bit codes with a scale each: an index has
+/// about three terms for every chunk, and int8 rows weighed three times its chunk vectors at no gain in
 /// quality (docs/EXPERIMENTS.md, "The query table's training").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryTable {
