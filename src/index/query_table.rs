@@ -69,7 +69,7 @@ impl QueryTable {
     /// Whether a decoded table has one row for each of `terms` terms, of `dimension` dimensions.
     pub fn check(&self, terms: usize, dimension: usize) -> Result<(), Inconsistent> {
         self.rows.check()?;
-        if self.rows.len() != terms || (terms > 0 && self.rows.dimension() != dimension) {
+        if self.rows.len() != terms || self.rows.dimension() != dimension {
             return Err(format!(
                 "a query table of {} rows of {} dimensions for {terms} terms of {dimension}",
                 self.rows.len(),

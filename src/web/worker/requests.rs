@@ -7,6 +7,7 @@
 
 use crate::embed::TextEmbedder;
 use crate::graph::overview::Overview;
+use crate::retrieve::Method;
 use crate::store::DocumentOutline;
 use crate::web::calls::{
     AddNodeVectors, AssistReply, Evaluate, Export, GraphOverview, Open, OpenFragments, OpenSaved, Outline, Query, Save,
@@ -95,10 +96,12 @@ impl Serve<OpenFragments> for ByWords {
 }
 
 impl Serve<Query> for ByWords {
-    async fn serve(Query { text, method, k }: Query) -> Result<Answer, EngineError> {
+    async fn serve(Query { text, k, .. }: Query) -> Result<Answer, EngineError> {
+        // The default, whatever was chosen: the page's module links no learned fusion, which a chosen
+        // method could name; the full engine asks again by the chosen one.
         match fragments::opened() {
             true => fragments::query(&text, k).await,
-            false => answers::query_without_model(&text, &method.method(), k),
+            false => answers::query_without_model(&text, &Method::Default, k),
         }
     }
 }
