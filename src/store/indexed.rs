@@ -340,6 +340,18 @@ impl IndexedCorpus {
         self
     }
 
+    /// The index with `table`, trained for an index of the same terms and chunk vectors, where it has a row
+    /// for each of this index's terms; trained afresh otherwise.
+    pub(super) fn keeping_query_table(mut self, table: QueryTable) -> Self {
+        match table.check(self.bm25.term_count(), self.model.dimension) {
+            Ok(()) => {
+                self.query_table = Some(table);
+                self
+            }
+            Err(_) => self.with_query_table(),
+        }
+    }
+
     /// A question's vector by the query table ([`crate::index::query_table`]): `None` where the index has
     /// no table or the table knows none of the question's terms.
     pub fn table_vector(&self, question: &str) -> Option<Vec<f32>> {

@@ -234,6 +234,11 @@ pub async fn run<H: Host>(
     }
     let embedder = host.embedder();
     let identity = embedder.identity().clone();
+    // Node vectors change neither BM25 nor a chunk's vector, from which the table is trained: it is kept.
+    let current_table = match &base {
+        Base::AllVectors { current } => current.query_table().cloned(),
+        _ => None,
+    };
     let mut builder = match base {
         Base::Fresh { settings, reuse_vectors_of, vectors, .. } => {
             plan_index(documents, reuse_vectors_of, embedder, identity, settings, vectors)?
@@ -265,7 +270,10 @@ pub async fn run<H: Host>(
     let index = builder.finish_without_table();
     outcome.timings.build = clock() - started;
     let started = clock();
-    outcome.index = Some(index.with_query_table());
+    outcome.index = Some(match current_table {
+        Some(table) => index.keeping_query_table(table),
+        None => index.with_query_table(),
+    });
     outcome.timings.query_table = clock() - started;
     Ok(outcome)
 }

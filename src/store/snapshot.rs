@@ -130,22 +130,28 @@ impl<G, N, T, C: Into<Corpus>> OwnedBody<G, N, T, C> {
     }
 }
 
-/// A checked body, and its query table apart.
-type Checked<G, N> = (OwnedBody<G, N, ()>, Option<QueryTable>);
-
 /// What a payload holds in place of the query table: the table or its absence, or nothing (version 8 and
 /// earlier).
 trait StoredQueryTable {
+    fn table(&self) -> Option<&QueryTable>;
     fn into_table(self) -> Option<QueryTable>;
 }
 
 impl StoredQueryTable for Option<QueryTable> {
+    fn table(&self) -> Option<&QueryTable> {
+        self.as_ref()
+    }
+
     fn into_table(self) -> Option<QueryTable> {
         self
     }
 }
 
 impl StoredQueryTable for () {
+    fn table(&self) -> Option<&QueryTable> {
+        None
+    }
+
     fn into_table(self) -> Option<QueryTable> {
         None
     }
@@ -239,37 +245,28 @@ impl<G: StoredChunkGraph, N: StoredVectors, T: StoredQueryTable> OwnedBody<G, N,
         if self.bm25.params() != self.settings.bm25 {
             return Err("BM25 scores with other parameters than the settings say".into());
         }
-        self.chunk_graph.check(corpus, vectors.dimension())
+        self.chunk_graph.check(corpus, vectors.dimension())?;
+        match self.query_table.table() {
+            Some(table) => table.check(self.bm25.term_count(), self.model.dimension),
+            None => Ok(()),
+        }
     }
 
-    /// The checked parts, and the query table checked against the BM25 terms it has rows for.
-    fn into_checked(self) -> Result<Checked<G, N>, Inconsistent> {
+    /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
+    fn into_index(self) -> Result<IndexedCorpus, Inconsistent> {
         self.check()?;
-        let Body { settings, model, corpus, embeddings, rows, chunk_index, bm25, chunk_graph, vectors, query_table } =
-            self;
-        let query_table = query_table.into_table();
-        if let Some(table) = &query_table {
-            table.check(bm25.term_count(), model.dimension)?;
-        }
-        let body = Body {
+        let Body {
             settings,
             model,
             corpus,
-            embeddings,
+            mut embeddings,
             rows,
             chunk_index,
             bm25,
             chunk_graph,
             vectors,
-            query_table: (),
-        };
-        Ok((body, query_table))
-    }
-
-    /// The index, once every part is checked; the knowledge graph is rebuilt from the checked corpus.
-    fn into_index(self) -> Result<IndexedCorpus, Inconsistent> {
-        let (body, query_table) = self.into_checked()?;
-        let Body { settings, model, corpus, mut embeddings, rows, chunk_index, bm25, chunk_graph, vectors, .. } = body;
+            query_table,
+        } = self;
         let chunk_index = chunk_index.validate(&rows.chunks, embeddings.vectors())?;
         let chunk_graph = chunk_graph.into_chunk_graph(&corpus, embeddings.vectors(), &rows, &settings);
         embeddings.reindex();
@@ -285,7 +282,7 @@ impl<G: StoredChunkGraph, N: StoredVectors, T: StoredQueryTable> OwnedBody<G, N,
                 bm25,
                 chunk_graph,
                 vectors: vectors.vectors(),
-                query_table,
+                query_table: query_table.into_table(),
             },
             copies,
         ))

@@ -164,6 +164,7 @@ fn chunk_vectors_first_and_node_vectors_when_a_method_needs_them() {
     assert!(host.heard.iter().all(|(task, ..)| *task != Task::Parse), "nothing is parsed again");
     let completed = added.index.unwrap();
     assert_eq!(completed.vectors(), Vectors::All);
+    assert_eq!(completed.query_table(), index.query_table(), "node vectors leave the query table as it was");
     for method in [page, Method::Single(Retriever::Entity), Method::parse("zsum-all").unwrap()] {
         let ranked = |index: &IndexedCorpus| -> Vec<u32> {
             method.rank(index, Query::new(question, &vector), 5).into_chunks().iter().map(|hit| hit.chunk).collect()
