@@ -6,6 +6,9 @@
    Chromium then refuses the module), and the preload link's integrity hash is written again. Off by default:
    every Binaryen pass measured, even a bare re-encode, made embedding slower (docs/BENCHMARKS.md, "The wasm
    module"), and embedding speed is what the app spends its time on.
+0b. The site search module (quire-search_bg.wasm, `quire site --built`), whose every byte a visitor fetches
+   before a first answer, always goes through that wasm-opt at -Oz, its function names and producers dropped
+   (it embeds nothing, so no speed is lost).
 1. The Content-Security-Policy: the page may run only its own scripts (the one inline loader Trunk writes is
    allowed by its sha256) and its own wasm, and may connect only to its own origin and, once the user has saved
    one in the app's LLM settings, their LLM endpoint. It is a <meta> element, so that it holds for a build
@@ -29,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WASM_OPT = ROOT / "tools" / "wasm-opt" / "node_modules" / "binaryen" / "bin" / "wasm-opt"
+SEARCH_MODULE = "quire-search_bg.wasm"
 # The features rustc enables for wasm32 (with +simd128 from .cargo/config.toml) and wasm-bindgen uses.
 WASM_FEATURES = [
     "--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
@@ -71,6 +75,18 @@ def optimise_wasm(staging: Path, flags: list) -> None:
         )
         print(f"finish_build: wasm-opt {' '.join(flags)} {wasm.name}: {before / 1e6:.1f} MB -> {wasm.stat().st_size / 1e6:.1f} MB")
     index.write_text(html, encoding="utf-8")
+
+
+def shrink_search_module(staging: Path) -> None:
+    module = staging / SEARCH_MODULE
+    if not module.is_file():
+        return
+    if not WASM_OPT.is_file():
+        sys.exit(f"finish_build: {WASM_OPT} is missing (scripts/setup.sh installs it)")
+    before = module.stat().st_size
+    flags = ["-Oz", "--strip-debug", "--strip-producers", *WASM_FEATURES]
+    subprocess.run(["node", str(WASM_OPT), *flags, str(module), "-o", str(module)], check=True)
+    print(f"finish_build: wasm-opt -Oz {module.name}: {before / 1e3:.0f} kB -> {module.stat().st_size / 1e3:.0f} kB")
 
 
 def add_policy(index: Path) -> None:
@@ -131,6 +147,7 @@ def main() -> None:
     flags = os.environ.get("QUIRE_WASM_OPT", "").split()
     if flags and os.environ.get("TRUNK_PROFILE", "release") == "release":
         optimise_wasm(staging, flags)
+    shrink_search_module(staging)
     name_engine_module(staging)
     add_policy(staging / "index.html")
     write_service_worker(staging)

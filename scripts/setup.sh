@@ -54,9 +54,9 @@ for package in playwright-core puppeteer-core selenium-webdriver onnxruntime-web
     break
   fi
 done
-# wasm-opt for builds that ask for it (QUIRE_WASM_OPT, scripts/finish_build.py): Binaryen from npm, which
-# handles reference types.
-if [ -n "${QUIRE_WASM_OPT:-}" ] && [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then
+# wasm-opt for the site search module, which every build shrinks, and for builds that ask for more
+# (QUIRE_WASM_OPT; scripts/finish_build.py): Binaryen from npm, which handles reference types.
+if [ ! -f tools/wasm-opt/node_modules/binaryen/bin/wasm-opt ]; then
   (cd tools/wasm-opt && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -3,7 +3,7 @@
 # inputs through the CLI, the trec_eval cross-check of the evaluation metrics, the release wasm build (with the
 # demo indexes the CLI builds, scripts/build_demos.sh), learned fusion's inference and the matrix kernel in
 # wasm32, and the browser tests against that build: the full suite in headless Chromium, the core suite in
-# Firefox ESR and WebKitGTK. The benchmark pages' checks need a second build
+# Firefox ESR and WebKitGTK, and the search a built site adds in all three. The benchmark pages' checks need a second build
 # with the measuring mode and are a command of their own: scripts/test_bench_pages.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 echo "== formatting"
@@ -33,7 +33,9 @@ echo "   against tract's own, and the embedder against the natively recorded emb
 echo "   whose dependencies the wasm build has compiled)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --locked --release --target wasm32-unknown-unknown --test wasm_parity
-echo "== browser tests: the full suite in Chromium, then the core suite in Firefox ESR and WebKitGTK (engines.test.mjs)"
+echo "== browser tests: the full suite in Chromium, then the core suite in Firefox ESR and WebKitGTK (engines.test.mjs),"
+echo "   then the search a built site adds in all three (site-search.test.mjs)"
 cd tests/browser
 node --test --test-concurrency=1 app.test.mjs generate.test.mjs
 QUIRE_BROWSERS=firefox,webkit node --test --test-concurrency=1 engines.test.mjs
+node --test --test-concurrency=1 site-search.test.mjs

@@ -19,6 +19,7 @@ pub mod graph;
 pub mod index;
 pub mod language;
 pub mod retrieve;
+pub mod site_search;
 pub mod store;
 pub mod yaml;
 

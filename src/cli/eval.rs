@@ -61,6 +61,11 @@ pub struct EvalArgs {
     /// site's search answer by meaning with before the model arrives.
     #[arg(long)]
     query_table: bool,
+    /// Measure the search `quire site --built` adds instead of `--retrievers`: each question ranked over the
+    /// index's fragments as a visitor's search ranks it (dense over the partitions it scans, with BM25), its
+    /// vector by the query table.
+    #[arg(long, conflicts_with_all = ["query_table", "retrievers"])]
+    site_search: bool,
     /// The embedding model of the dataset's index (`minilm`, `e5-small`; default: the one its documents'
     /// languages are suited to, as `quire index` chooses).
     #[arg(long, value_parser = super::shared::parse_model)]
@@ -110,9 +115,17 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let source = IndexSource { snapshot: args.snapshot.as_deref(), model: args.model, fresh: args.fresh };
     let LabelledIndex { index, dataset, embedder } =
         load_labelled(model_dir, &args.dataset, &args.split, source, node_vectors)?;
-    let report = match args.query_table {
-        true => evaluate(&index, &TableQueries::of(&index).with_context(named(&args.dataset))?, &dataset, &settings)?,
-        false => evaluate(&index, embedder.as_ref(), &dataset, &settings)?,
+    let report = match (args.site_search, args.query_table) {
+        (true, _) => evaluate_site_search(
+            &index,
+            &TableQueries::of(&index).with_context(named(&args.dataset))?,
+            &dataset,
+            &settings,
+        )?,
+        (false, true) => {
+            evaluate(&index, &TableQueries::of(&index).with_context(named(&args.dataset))?, &dataset, &settings)?
+        }
+        (false, false) => evaluate(&index, embedder.as_ref(), &dataset, &settings)?,
     };
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
@@ -282,6 +295,27 @@ fn evaluate(
     let report = eval::evaluate(index, embedder, dataset, settings, &mut on_progress, &|| {
         clock.elapsed().as_secs_f64() * 1000.0
     })?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+fn evaluate_site_search(
+    index: &IndexedCorpus,
+    embedder: &dyn TextEmbedder,
+    dataset: &dataset::Dataset,
+    settings: &EvalSettings,
+) -> anyhow::Result<EvalReport> {
+    let clock = Instant::now();
+    let bar = progress(dataset.queries.len() as u64, "querying");
+    bar.set_message(eval::site_search::SITE_SEARCH);
+    let report = eval::evaluate_site_search(
+        index,
+        embedder,
+        dataset,
+        settings,
+        &mut |done| bar.set_position(done as u64),
+        &|| clock.elapsed().as_secs_f64() * 1000.0,
+    )?;
     bar.finish_and_clear();
     Ok(report)
 }

@@ -14,6 +14,7 @@ mod isolation;
 mod log_lines;
 mod shared;
 mod site;
+mod site_search;
 mod train;
 
 use std::path::PathBuf;

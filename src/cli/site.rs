@@ -19,7 +19,7 @@ use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
 use super::compressed::{compressed_sizes, precompress, sibling};
 use super::shared::{CliResult, Models, load_snapshot, named};
-use super::{handout, indexing};
+use super::{handout, indexing, site_search};
 
 /// A file written into the site, and the hash of its bytes.
 struct Written {
@@ -51,15 +51,20 @@ const HANDOUT: &str = "handout.html";
 
 #[derive(clap::Args)]
 pub struct SiteArgs {
-    /// Files and folders to index into the site (or `--snapshot`).
-    #[arg(required_unless_present = "snapshot")]
+    /// Files and folders to index into the site (or `--snapshot`, or `--built`).
+    #[arg(required_unless_present_any = ["snapshot", "built"])]
     paths: Vec<PathBuf>,
     /// An index `quire index` wrote, published as it is.
     #[arg(long, conflicts_with = "paths")]
     snapshot: Option<PathBuf>,
-    /// The folder to write (replaced whole if it holds a site `quire site` wrote).
-    #[arg(short, long)]
-    output: PathBuf,
+    /// A site another generator built (mdBook's book/, Sphinx's _build/html, Hugo's public/): adds search to
+    /// it, a bundle written into its `quire/` folder (or `--output`) with the index of its pages, a search
+    /// module of a few hundred kB and a ready search page.
+    #[arg(long, conflicts_with_all = ["paths", "snapshot", "questions", "lesson"])]
+    built: Option<PathBuf>,
+    /// The folder to write (replaced whole if it holds a site `quire site` wrote, or with `--built` a bundle).
+    #[arg(short, long, required_unless_present = "built")]
+    output: Option<PathBuf>,
     /// The site's title, shown in the page and its tab.
     #[arg(long)]
     title: Option<String>,
@@ -76,10 +81,14 @@ pub struct SiteArgs {
 }
 
 pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
+    if let Some(built) = &args.built {
+        return site_search::run(model, built, args.output.as_deref(), &args.app, args.title.as_deref());
+    }
+    let output = args.output.clone().context("name the site's folder with --output")?;
     let app_published = read_app(&args.app)?;
     let questions = args.questions.as_deref().map(|path| read_parsed(path, published::parse_questions)).transpose()?;
     let lesson = args.lesson.as_deref().map(|path| read_parsed(path, Lesson::parse)).transpose()?;
-    check_target(&args.output, &args.app)?;
+    check_target(&output, &args.app)?;
     let mut models = Models::new(model);
     let index = match &args.snapshot {
         Some(path) => load_snapshot(path)?,
@@ -91,16 +100,24 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
         }
     };
     let source = args.snapshot.as_ref().map_or_else(|| "the index".to_string(), |p| p.display().to_string());
-    let embedder = models.for_index(&index).context(source)?;
+    let embedder = models.for_index(&index).context(source.clone())?;
     // A lesson's retrievers that search pages, sections, entities or relations find their vectors in the
     // site's index, not embedded again by every visitor.
     let node_vectors = lesson.as_ref().is_some_and(|l| l.steps.iter().any(|step| step.method().reads_node_vectors()));
     let index = indexing::with_vectors_for(&mut models, index, node_vectors, None)?;
+    // An index written before the query table (snapshot version 8) gets one: its fragments carry the rows.
+    let index = match index.query_table() {
+        Some(_) => index,
+        None => {
+            eprintln!("{source}: has no query table (written by an earlier Quire); training one for the site");
+            index.with_query_table()
+        }
+    };
 
-    let staging = sibling(&args.output, "partial");
+    let staging = sibling(&output, "partial");
     remove_if_present(&staging)?;
     let extras = Extras { questions: questions.as_deref(), lesson: lesson.as_ref(), embedder: &embedder };
-    let written = write_site(&staging, &args, &app_published, &index, extras);
+    let written = write_site(&staging, &output, &args, &app_published, &index, extras);
     let files = match written {
         Ok(files) => files,
         Err(failure) => {
@@ -108,11 +125,11 @@ pub fn run(model: &Option<PathBuf>, args: SiteArgs) -> CliResult {
             return Err(failure);
         }
     };
-    if let Err(failure) = replace(&staging, &args.output) {
+    if let Err(failure) = replace(&staging, &output) {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(failure);
     }
-    print_first_visit(&args.output, &files);
+    print_first_visit(&output, &files);
     Ok(())
 }
 
@@ -163,7 +180,7 @@ fn is_a_site(dir: &Path) -> bool {
         && listed.is_some_and(|published| matches!(published.corpora.as_slice(), [only] if only.key == SITE_KEY))
 }
 
-fn remove_if_present(dir: &Path) -> CliResult {
+pub(super) fn remove_if_present(dir: &Path) -> CliResult {
     match std::fs::remove_dir_all(dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(named(dir)),
         _ => Ok(()),
@@ -173,6 +190,7 @@ fn remove_if_present(dir: &Path) -> CliResult {
 /// Writes the whole site into `dir`.
 fn write_site(
     dir: &Path,
+    output: &Path,
     args: &SiteArgs,
     app_published: &Published,
     index: &IndexedCorpus,
@@ -213,8 +231,7 @@ fn write_site(
     if let Some(lesson) = lesson {
         write(dir, LESSON, &serde_json::to_vec_pretty(lesson)?, &mut files)?;
     }
-    let folder_name =
-        || args.output.file_name().map_or_else(|| "Documents".into(), |n| n.to_string_lossy().into_owned());
+    let folder_name = || output.file_name().map_or_else(|| "Documents".into(), |n| n.to_string_lossy().into_owned());
     let title = args.title.clone().unwrap_or_else(folder_name);
     let site = Published {
         title: args.title.clone(),
@@ -273,7 +290,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<Written>) -> CliR
     Ok(())
 }
 
-fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
+pub(super) fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).with_context(named(parent))?;
@@ -300,7 +317,7 @@ fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
 
 /// Puts `staging` where `output` was: the old site moves aside first and goes only once the new one is
 /// in place.
-fn replace(staging: &Path, output: &Path) -> CliResult {
+pub(super) fn replace(staging: &Path, output: &Path) -> CliResult {
     let old = sibling(output, "old");
     remove_if_present(&old)?;
     let had_one = output.exists();

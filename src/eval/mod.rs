@@ -7,6 +7,7 @@ pub mod compare;
 pub mod dataset;
 pub mod metrics;
 pub mod run;
+pub mod site_search;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -15,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::ChunkId;
 use crate::embed::{EmbedError, TextEmbedder};
 use crate::retrieve::fusion::training::LabelledCandidates;
-use crate::retrieve::{self, Method, Query, Retriever};
+use crate::retrieve::{self, Method, Query, Retriever, ScoredChunk};
 use crate::store::IndexedCorpus;
+use crate::store::fragments::FragmentError;
 
 pub use compare::{PairedDifference, paired_difference};
 pub use dataset::{Dataset, DatasetError, LabelledQuery};
@@ -184,44 +186,99 @@ pub fn evaluate(
     let started = now_ms();
     let vectors = embed_queries(embedder, &dataset.queries)?;
     let query_embedding_seconds = (now_ms() - started) / 1000.0;
-    let results = settings
-        .methods
-        .iter()
+    let results = (settings.methods.iter())
         .map(|method| {
-            let method_started = now_ms();
-            let mut result = MethodResult {
-                method: method.name(),
-                means: vec![0.0; settings.metrics.len()],
-                per_query: Vec::with_capacity(dataset.queries.len()),
-                rankings: Vec::with_capacity(dataset.queries.len()),
-                seconds: 0.0,
-            };
-            for (done, (question, vector)) in dataset.queries.iter().zip(&vectors).enumerate() {
-                let chunks = method.rank(index, Query::new(&question.text, vector), CHUNK_DEPTH).into_chunks();
-                let ranking = run::rank_documents(index.corpus(), &chunks, RUN_DEPTH);
-                let ids: Vec<&str> = ranking.iter().map(|(id, _)| *id).collect();
-                result.per_query.push(settings.metrics.iter().map(|m| m.score(&ids, &question.relevant)).collect());
-                result.rankings.push(ranking.into_iter().map(|(id, score)| (id.to_string(), score)).collect());
-                progress(method, done + 1);
-            }
-            result.seconds = (now_ms() - method_started) / 1000.0;
-            let n = result.per_query.len().max(1) as f64;
-            for (m, mean) in result.means.iter_mut().enumerate() {
-                *mean = result.per_query.iter().map(|row| row[m]).sum::<f64>() / n;
-            }
-            Ok(result)
+            let rank = |query: Query<'_>| method.rank(index, query, CHUNK_DEPTH).into_chunks();
+            let questions = Questions { index, dataset, vectors: &vectors, metrics: &settings.metrics, now_ms };
+            questions.measure(method.name(), &mut |done| progress(method, done), &rank)
         })
-        .collect::<Result<Vec<_>, EmbedError>>()?;
-    Ok(EvalReport {
+        .collect();
+    Ok(report(dataset, settings, results, query_embedding_seconds))
+}
+
+/// Why the site search could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteSearchEvalError {
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error("the index could not be split as a site's: {0}")]
+    Fragments(#[from] FragmentError),
+}
+
+/// Runs every question through the search a built site adds ([`site_search`]), each question's vector by
+/// `embedder` (the index's query table, as the site's): the report's one row, [`site_search::SITE_SEARCH`].
+pub fn evaluate_site_search(
+    index: &IndexedCorpus,
+    embedder: &dyn TextEmbedder,
+    dataset: &Dataset,
+    settings: &EvalSettings,
+    progress: &mut dyn FnMut(usize),
+    now_ms: &dyn Fn() -> f64,
+) -> Result<EvalReport, SiteSearchEvalError> {
+    let started = now_ms();
+    let vectors = embed_queries(embedder, &dataset.queries)?;
+    let query_embedding_seconds = (now_ms() - started) / 1000.0;
+    let fragments = site_search::site_fragments(index)?;
+    let rank = |query: Query<'_>| site_search::site_search_chunks(&fragments, query, CHUNK_DEPTH);
+    let questions = Questions { index, dataset, vectors: &vectors, metrics: &settings.metrics, now_ms };
+    let result = questions.measure(site_search::SITE_SEARCH.to_string(), progress, &rank);
+    Ok(report(dataset, settings, vec![result], query_embedding_seconds))
+}
+
+/// A dataset's questions with their vectors, to measure rankings of them by.
+struct Questions<'a> {
+    index: &'a IndexedCorpus,
+    dataset: &'a Dataset,
+    vectors: &'a [Vec<f32>],
+    metrics: &'a [Metric],
+    now_ms: &'a dyn Fn() -> f64,
+}
+
+impl Questions<'_> {
+    /// The metrics of every question's documents as `rank` ranks its chunks, under `name`.
+    fn measure(
+        &self,
+        name: String,
+        progress: &mut dyn FnMut(usize),
+        rank: &dyn Fn(Query<'_>) -> Vec<ScoredChunk>,
+    ) -> MethodResult {
+        let started = (self.now_ms)();
+        let questions = self.dataset.queries.len();
+        let mut result = MethodResult {
+            method: name,
+            means: vec![0.0; self.metrics.len()],
+            per_query: Vec::with_capacity(questions),
+            rankings: Vec::with_capacity(questions),
+            seconds: 0.0,
+        };
+        for (done, (question, vector)) in self.dataset.queries.iter().zip(self.vectors).enumerate() {
+            let chunks = rank(Query::new(&question.text, vector));
+            let ranking = run::rank_documents(self.index.corpus(), &chunks, RUN_DEPTH);
+            let ids: Vec<&str> = ranking.iter().map(|(id, _)| *id).collect();
+            result.per_query.push(self.metrics.iter().map(|m| m.score(&ids, &question.relevant)).collect());
+            result.rankings.push(ranking.into_iter().map(|(id, score)| (id.to_string(), score)).collect());
+            progress(done + 1);
+        }
+        result.seconds = ((self.now_ms)() - started) / 1000.0;
+        let n = result.per_query.len().max(1) as f64;
+        for (m, mean) in result.means.iter_mut().enumerate() {
+            *mean = result.per_query.iter().map(|row| row[m]).sum::<f64>() / n;
+        }
+        result
+    }
+}
+
+fn report(dataset: &Dataset, settings: &EvalSettings, results: Vec<MethodResult>, embedding: f64) -> EvalReport {
+    EvalReport {
         dataset: dataset.name.clone(),
         split: dataset.split.clone(),
         queries: dataset.queries.iter().map(|q| q.id.clone()).collect(),
         metrics: settings.metrics.clone(),
         results,
         warnings: dataset.warnings.clone(),
-        query_embedding_seconds,
+        query_embedding_seconds: embedding,
         document_score: DOCUMENT_SCORE.to_string(),
-    })
+    }
 }
 
 /// Every question's candidates from `retrievers`, standardised and labelled by the question's relevant

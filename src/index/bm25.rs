@@ -192,7 +192,7 @@ impl TextLengths<'_> {
     }
 }
 
-fn idf(texts: usize, document_frequency: usize) -> f32 {
+pub fn idf(texts: usize, document_frequency: usize) -> f32 {
     let n = texts as f32;
     let df = document_frequency as f32;
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()

@@ -79,6 +79,15 @@ impl NibbleVectors {
         self.codes.len() + 4 * self.scales.len()
     }
 
+    /// Row `row` of `other` (of the store's dimension) appended as it is stored, codes and scale unchanged:
+    /// a site's term buckets carry the query table's rows bit for bit.
+    pub fn push_row_of(&mut self, other: &NibbleVectors, row: u32) {
+        debug_assert_eq!(other.dimension, self.dimension);
+        let start = row as usize * other.row_bytes();
+        self.codes.extend_from_slice(&other.codes[start..start + other.row_bytes()]);
+        self.scales.push(other.scales[row as usize]);
+    }
+
     /// The dot product of an f32 `query` with every row, in row order.
     pub fn dots<'a>(&'a self, query: &'a [f32]) -> impl Iterator<Item = f32> + 'a {
         let mut row = Vec::with_capacity(self.dimension + 1);

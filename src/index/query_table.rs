@@ -40,17 +40,14 @@ impl QueryTable {
     /// A question's unit vector from its distinct terms ([`super::bm25::query_terms`]), or `None` when
     /// no term of it is in the index: such a question has no meaning the table knows.
     pub fn query_vector(&self, bm25: &Bm25Index, terms: &[String]) -> Option<Vec<f32>> {
-        let mut vector = vec![0.0; self.rows.dimension()];
-        let mut found = false;
         // Every term id has a row: `check` holds a decoded table to it, and training makes one per term.
-        for id in terms.iter().filter_map(|term| bm25.term_id(term)) {
-            self.rows.add_scaled(id, bm25.idf(bm25.postings_of_id(id).len()), &mut vector);
-            found = true;
-        }
-        found.then(|| {
-            normalize(&mut vector);
-            vector
-        })
+        let rows = terms.iter().filter_map(|term| bm25.term_id(term));
+        mean_of_rows(self.rows.dimension(), rows.map(|id| (&self.rows, id, bm25.idf(bm25.postings_of_id(id).len()))))
+    }
+
+    /// The rows, by term id.
+    pub fn rows(&self) -> &NibbleVectors {
+        &self.rows
     }
 
     /// How many terms have a row.
@@ -79,6 +76,25 @@ impl QueryTable {
         }
         Ok(())
     }
+}
+
+/// The unit vector of the weighted sum of `rows` (each a store, a row of it and the row's weight, the
+/// term's idf), added in the order they come; `None` when there is none. Whatever holds the rows (the whole
+/// table, a site's term buckets), the same terms in the same order give the same vector, to the bit.
+pub fn mean_of_rows<'a>(
+    dimension: usize,
+    rows: impl IntoIterator<Item = (&'a NibbleVectors, u32, f32)>,
+) -> Option<Vec<f32>> {
+    let mut vector = vec![0.0; dimension];
+    let mut found = false;
+    for (store, row, weight) in rows {
+        store.add_scaled(row, weight, &mut vector);
+        found = true;
+    }
+    found.then(|| {
+        normalize(&mut vector);
+        vector
+    })
 }
 
 #[cfg(test)]

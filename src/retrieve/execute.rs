@@ -101,7 +101,7 @@ impl Method {
 /// `chunks` with each copy of a passage (`corpus::copies`) replaced by its original, at the best place either
 /// had: a document that quotes another, or a copy in another folder, never takes the source's place, and the
 /// result names the source ("also in" the copies, see [`super::grouping`]).
-pub(super) fn fold_copies(copies: &Copies, chunks: Vec<ScoredChunk>) -> Vec<ScoredChunk> {
+pub(crate) fn fold_copies(copies: &Copies, chunks: Vec<ScoredChunk>) -> Vec<ScoredChunk> {
     if copies.is_empty() {
         return chunks;
     }

@@ -30,7 +30,11 @@ pub fn document_depth(documents: usize) -> usize {
 
 /// The first `documents` documents of a ranked chunk list, in the order of their best chunks, each with
 /// the documents that copy its best chunk.
-pub fn group_by_document(index: &dyn IndexReader, chunks: &[ScoredChunk], documents: usize) -> Vec<DocumentHit> {
+pub fn group_by_document<R: IndexReader + ?Sized>(
+    index: &R,
+    chunks: &[ScoredChunk],
+    documents: usize,
+) -> Vec<DocumentHit> {
     let copies = index.copies();
     let document_of = |chunk| index.document_of(chunk);
     let mut hits: Vec<DocumentHit> = Vec::new();

@@ -5,11 +5,17 @@
 //! before the whole index has loaded. By words it ranks as the whole index does, to the bit; dense ranks the
 //! chunks of the partitions the question's nearest centroids point to, each scored as the whole index scores
 //! it. The caller fetches what each step names ([`missing`], then [`Ranked::shown_chunks`]).
+//!
+//! A built site's search (`site_search`) ranks by the same hybrid through [`hybrid`], which names dense and
+//! BM25 alone: a module that ranks only so links no graph retriever, no fusion but the standardised sum and
+//! none of the graph's decoding, and stays a fraction of the size.
 
 use super::community::{community_label, first_chunk};
-use super::execute::Ranking;
+use super::execute::{Ranking, fold_copies};
 use super::trace::{NodeKind, TraceGraph};
-use super::{DocumentHit, Fusion, Method, Query, Retriever, Trace, document_depth, group_by_document};
+use super::{
+    DocumentHit, FUSION_DEPTH, Fusion, Method, Query, Retriever, ScoredChunk, Trace, document_depth, group_by_document,
+};
 use crate::corpus::ChunkId;
 use crate::store::fragments::{Fragment, FragmentedIndex};
 
@@ -80,6 +86,32 @@ impl Ranked {
         }
         Some((self.hits, trace))
     }
+}
+
+/// The `documents` best documents for `query` by the standardised sum of dense and BM25, as [`ranked`]
+/// gives them for a query with a vector (by BM25 alone for one without, where [`ranked`] would read the
+/// graph), naming no other retriever; `None` until the buckets of its terms and, with a vector, the
+/// partitions it probes are fetched ([`FragmentedIndex::missing_for_query`],
+/// [`FragmentedIndex::missing_for_meaning`]).
+pub fn hybrid(index: &FragmentedIndex, query: Query<'_>, documents: usize) -> Option<Vec<DocumentHit>> {
+    let chunks = hybrid_chunks(index, query, document_depth(documents))?;
+    Some(group_by_document(index, &chunks, documents))
+}
+
+/// The `depth` best chunks of [`hybrid`]'s ranking, each copy folded into its original.
+pub fn hybrid_chunks(index: &FragmentedIndex, query: Query<'_>, depth: usize) -> Option<Vec<ScoredChunk>> {
+    let lexical = crate::index::bm25::best(index.bm25_scores(query.text)?, FUSION_DEPTH);
+    let lexical: Vec<ScoredChunk> = lexical.into_iter().map(ScoredChunk::from).collect();
+    let chunks = match query.has_vector() {
+        true => {
+            let dense: Vec<ScoredChunk> =
+                index.dense_hits(query.vector, FUSION_DEPTH)?.into_iter().map(ScoredChunk::from).collect();
+            let fused = Fusion::Zsum.fuse(&[&dense, &lexical], &[1.0, 1.0], depth);
+            fused.iter().map(ScoredChunk::from).collect()
+        }
+        false => lexical.into_iter().take(depth).collect(),
+    };
+    Some(fold_copies(index.copies(), chunks))
 }
 
 /// `trace` drawn as the teaching view draws it (`Trace::graph`), over the fragments: the graph retrievers'

@@ -42,7 +42,7 @@ pub const LEXICON: &str = "lexicon.bin";
 /// The graph's file name, inside the folder of the fragments.
 pub const GRAPH: &str = "graph.bin";
 const MAGIC: &[u8; 8] = b"QUIREFRG";
-const FORMAT_VERSION: u32 = 4;
+const FORMAT_VERSION: u32 = 5;
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
 
 /// How large the parts are, about, before compression.
@@ -62,6 +62,18 @@ impl Default for Sizes {
         Sizes { bucket_bytes: 8 * 1024, text_run_bytes: 4 * 1024, partition_bytes: 8 * 1024 }
     }
 }
+
+impl Sizes {
+    /// A built site's search (`quire site --built`), whose every question counts its bytes: buckets of about
+    /// 2 kB, so a question of five terms fetches about 10 kB of postings and table rows; runs of about 1 kB,
+    /// since it shows only each page's best passage; partitions of about 4 kB, scanned a few at a time.
+    pub const SEARCH: Sizes = Sizes { bucket_bytes: 2 * 1024, text_run_bytes: 1024, partition_bytes: 4 * 1024 };
+}
+
+/// How many chunk vectors a built site's search scans per question by meaning: the partitions of its
+/// nearest centroids, about 400 bytes a chunk, so that a question's partitions stay within about 25 kB
+/// (docs/BENCHMARKS.md, "Search for a built site"; docs/QUALITY.md measures what it ranks).
+pub const SEARCH_PROBED_VECTORS: usize = 64;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FragmentError {
@@ -106,6 +118,28 @@ pub enum Fragment {
 }
 
 impl Fragment {
+    /// The fragment whose path is `path` ([`Self::path`]); `None` for the lexicon or a path of no fragment.
+    pub fn of_path(path: &str) -> Option<Fragment> {
+        let number = |rest: &str, radix: u32| {
+            let digits = rest.strip_suffix(".bin")?;
+            u32::from_str_radix(digits, radix).ok().filter(|_| digits.bytes().all(|b| b.is_ascii_alphanumeric()))
+        };
+        match path {
+            CENTROIDS => Some(Fragment::Centroids),
+            GRAPH => Some(Fragment::Graph),
+            _ => {
+                let (folder, rest) = path.split_once('/')?;
+                match folder {
+                    "terms" => number(rest, 16).map(Fragment::Terms),
+                    "texts" => number(rest, 10).map(Fragment::Texts),
+                    "vectors" => number(rest, 16).map(Fragment::Vectors),
+                    "summaries" => number(rest, 16).map(Fragment::Summaries),
+                    _ => None,
+                }
+            }
+        }
+    }
+
     /// Its path inside the folder of the fragments.
     pub fn path(self) -> String {
         match self {
@@ -157,7 +191,7 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
     let id = index_id(snapshot);
     let corpus = index.corpus();
     let chunks = corpus.chunks.len();
-    let (bm25, by_bucket) = SplitBm25::split(index.bm25(), index.languages(), sizes.bucket_bytes);
+    let (bm25, by_bucket) = SplitBm25::split(index.bm25(), index.query_table(), index.languages(), sizes.bucket_bytes);
     let views: Vec<StoredView> = (0..chunks as ChunkId).map(|chunk| stored_view(index.chunk_view(chunk))).collect();
     let mut text_runs: Vec<ChunkId> = Vec::new();
     let mut run_bytes = sizes.text_run_bytes;
@@ -356,16 +390,11 @@ impl FragmentedIndex {
 
     /// Takes in `fragment`'s file, checked to be that part of this index.
     pub fn add(&mut self, fragment: Fragment, bytes: &[u8]) -> Result<(), FragmentError> {
-        let chunks = self.chunks();
         let misplaced = |what: &str| FragmentError::misplaced(fragment, what);
         match fragment {
-            Fragment::Terms(expected) => {
-                let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
-                self.lexicon.bm25.add(expected, bucket).map_err(|found| misplaced(&found.0))?;
-            }
             Fragment::Graph => {
                 let (graph, _): (StoredGraph, _) = decode(bytes, Some(&self.id))?;
-                let graph = FragmentGraph::load(graph, &self.lexicon.documents, chunks);
+                let graph = FragmentGraph::load(graph, &self.lexicon.documents, self.chunks());
                 self.graph = Some(graph?);
             }
             Fragment::Summaries(expected) => {
@@ -373,6 +402,23 @@ impl FragmentedIndex {
                 let graph = self.graph.as_mut().ok_or_else(|| misplaced("summaries before the graph"))?;
                 graph.summaries.add(expected, bucket).map_err(|found| misplaced(&found.0))?;
             }
+            _ => self.add_except_graph(fragment, bytes)?,
+        }
+        Ok(())
+    }
+
+    /// Takes in `fragment`'s file as [`Self::add`] does, any part but the graph and its summaries' buckets,
+    /// which it refuses: all that answering by words and meaning without the graph retrievers reads
+    /// ([`crate::retrieve::over_fragments::hybrid`]), for a module that links none of the graph's code.
+    pub fn add_except_graph(&mut self, fragment: Fragment, bytes: &[u8]) -> Result<(), FragmentError> {
+        let chunks = self.chunks();
+        let misplaced = |what: &str| FragmentError::misplaced(fragment, what);
+        match fragment {
+            Fragment::Terms(expected) => {
+                let (bucket, _): (TermBucket, _) = decode(bytes, Some(&self.id))?;
+                self.lexicon.bm25.add(expected, bucket).map_err(|found| misplaced(&found.0))?;
+            }
+            Fragment::Graph | Fragment::Summaries(_) => return Err(misplaced("a part of the graph")),
             Fragment::Texts(expected) => {
                 let (run, _): (TextRun, _) = decode(bytes, Some(&self.id))?;
                 let runs = &self.lexicon.text_runs;
@@ -397,6 +443,18 @@ impl FragmentedIndex {
             }
         }
         Ok(())
+    }
+
+    /// `query`'s vector by the index's query table, as the whole index gives it: `None` until every bucket
+    /// [`Self::missing_for_query`] names is fetched, `Some(None)` where the index has no table or `query` no
+    /// term the index holds.
+    pub fn table_vector(&self, query: &str) -> Option<Option<Vec<f32>>> {
+        self.lexicon.bm25.table_vector(query)
+    }
+
+    /// Whether questions get a vector by the query table ([`Self::table_vector`]).
+    pub fn has_query_table(&self) -> bool {
+        self.lexicon.bm25.has_table()
     }
 
     /// BM25's score of every chunk holding a term of `query`, as the whole index scores them; `None` until

@@ -2,15 +2,9 @@
 
 use crate::common;
 
-use std::process::{Command, Output};
+use common::quire;
 
-fn quire(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_quire"))
-        .args(args)
-        .env("QUIRE_MODEL_DIR", common::model_dir())
-        .output()
-        .expect("the quire binary runs")
-}
+use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -457,4 +451,31 @@ fn indexing_into_a_log_prints_each_stage_and_where_it_is() {
     assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "stages out of order: {log}");
     let periodic = |line: &&str| line.contains("/s)") || line.contains(": still working after ");
     assert!(log.lines().any(|line| periodic(&line)), "a line while a stage runs: {log}");
+}
+
+/// An index written before the query table (version 8) is published with one: the site's term buckets carry
+/// its rows, so the site's fragments answer by meaning without the model.
+#[test]
+fn site_trains_the_query_table_an_older_snapshot_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = fake_app(dir.path());
+    let site = dir.path().join("site");
+    let old = common::root().join("tests/fixtures/golden-snapshot-v8.bin");
+    let out = quire(&[
+        "site",
+        "--snapshot",
+        old.to_str().unwrap(),
+        "-o",
+        site.to_str().unwrap(),
+        "--app",
+        app.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("has no query table (written by an earlier Quire); training one"),
+        "{}",
+        text(&out.stderr)
+    );
+    let lexicon = std::fs::read(site.join("corpus/fragments/lexicon.bin")).unwrap();
+    assert!(quire::store::fragments::FragmentedIndex::open(&lexicon).unwrap().has_query_table());
 }

@@ -235,6 +235,36 @@ fn fragments_answer_by_meaning_as_the_whole_index_does_when_every_partition_is_s
     }
 }
 
+/// The term buckets carry the query table's rows: the buckets a question fetches by words give its vector
+/// by meaning, the whole index's to the bit, and the hybrid over that vector is the whole index's answer,
+/// without the model.
+#[test]
+fn fragments_give_a_question_the_query_tables_vector_as_the_whole_index_does() {
+    let index = index();
+    assert!(index.query_table().is_some());
+    let hybrid = over_fragments::method(Query::new("", &[1.0]));
+    for sizes in [SMALL, Sizes::default()] {
+        let files = split(index, sizes);
+        let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
+        assert!(fragmented.has_query_table());
+        for question in questions() {
+            let whole = index.table_vector(&question);
+            if !fragmented.missing_for_query(&question).is_empty() {
+                assert_eq!(fragmented.table_vector(&question), None, "{question:?}: its buckets are not fetched");
+            }
+            answer(&mut fragmented, &files, &question, 1);
+            assert_eq!(fragmented.table_vector(&question), Some(whole.clone()), "{question:?}");
+            let Some(vector) = whole else { continue };
+            let expected = hybrid.rank(index, Query::new(&question, &vector), document_depth(3)).grouped(index, 3);
+            let (by_fragments, _) = answer_with(&mut fragmented, &files, &question, 3, Some(&vector));
+            assert_eq!(by_fragments, expected, "{question:?}");
+            // The site search's ranking, which names no other retriever, is the same hybrid.
+            let query = Query::new(&question, &vector);
+            assert_eq!(over_fragments::hybrid(&fragmented, query, 3), Some(expected.0.clone()), "{question:?}");
+        }
+    }
+}
+
 /// Scanning a few vectors fetches the partitions of the nearest centroids only, and still finds the
 /// chunk a question is about.
 #[test]
@@ -576,4 +606,23 @@ fn no_fragment_makes_the_reader_panic() {
     );
     // Otherwise the answers' checks above never ran on one side or the other.
     assert!(whole > 0 && damaged > 0, "{whole} answered as the whole index, {damaged} from damaged parts");
+}
+
+/// What the site search takes in: every part but the graph's, which it refuses rather than holds unread.
+#[test]
+fn taking_in_all_but_the_graph_refuses_the_graphs_parts() {
+    let files = split(index(), SMALL);
+    for path in files.keys().filter(|path| *path != LEXICON) {
+        assert_eq!(Fragment::of_path(path).map(Fragment::path).as_ref(), Some(path), "every part is named by its path");
+    }
+    for path in [LEXICON, "terms/zz.bin", "terms/+1.bin", "texts/1", "other/1.bin", "vectors/"] {
+        assert_eq!(Fragment::of_path(path), None, "{path}");
+    }
+    let mut fragmented = FragmentedIndex::open(&files[LEXICON]).unwrap();
+    let graph = &files[&Fragment::Graph.path()];
+    assert!(matches!(fragmented.add_except_graph(Fragment::Graph, graph), Err(FragmentError::Inconsistent(_))));
+    assert!(fragmented.graph().is_none());
+    fragmented.add_except_graph(Fragment::Centroids, &files[&Fragment::Centroids.path()]).unwrap();
+    fragmented.add(Fragment::Graph, graph).unwrap();
+    assert!(fragmented.graph().is_some());
 }

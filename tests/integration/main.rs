@@ -23,5 +23,6 @@ mod overview;
 mod pipeline;
 mod real_documents;
 mod retrievers;
+mod site_search;
 mod snapshot;
 mod snapshot_fuzz;

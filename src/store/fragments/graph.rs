@@ -76,7 +76,7 @@ pub(super) fn split(
             .map(|&chunk| i64::from(chunk) - std::mem::replace(&mut previous, chunk.into()))
             .collect()
     });
-    let (summaries, buckets) = SplitBm25::split(&chunk_graph.summaries, index.languages(), bucket_bytes);
+    let (summaries, buckets) = SplitBm25::split(&chunk_graph.summaries, None, index.languages(), bucket_bytes);
     let stored = StoredGraph {
         entities: entities.collect(),
         min_mention_chars: corpus.settings.min_mention_chars,

@@ -1,14 +1,18 @@
 //! A BM25 index split by term for a static host: its statistics (the parameters, every text's length) whole,
 //! its postings in *buckets* by a stable hash of the term, so that a question fetches the buckets of its
 //! terms only. It scores with the whole index's own scoring ([`TextLengths::scores`]), so the scores are
-//! the whole index's to the bit. The chunks' BM25 and the community summaries' are split alike.
+//! the whole index's to the bit. The chunks' BM25 and the community summaries' are split alike. Where the
+//! index has a query table, each term's row travels in its bucket, so that the buckets a question fetches
+//! by words also give its vector by meaning ([`SplitBm25::table_vector`]), the whole table's to the bit.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Inconsistent;
-use crate::index::bm25::{Bm25Index, Bm25Params, Posting, TextLengths, query_terms};
+use crate::index::bm25::{Bm25Index, Bm25Params, Posting, TextLengths, idf, query_terms};
+use crate::index::nibbles::NibbleVectors;
+use crate::index::query_table::{QueryTable, mean_of_rows};
 use crate::language::Language;
 
 const MAX_BUCKETS: usize = 4096;
@@ -22,28 +26,50 @@ pub(super) struct SplitBm25 {
     buckets: u32,
     /// The languages a question is analysed in: the whole index's.
     languages: Vec<Language>,
+    /// The query table's dimension, where the buckets carry its rows.
+    table_dimension: Option<u32>,
     #[serde(skip)]
-    fetched: HashMap<u32, HashMap<String, Vec<Posting>>>,
+    fetched: HashMap<u32, FetchedBucket>,
 }
 
-/// One bucket's terms, each with its postings as gaps between texts and term frequencies.
+/// One bucket's terms, each with its postings as gaps between texts and term frequencies, and their rows
+/// of the query table in the same order, where the index has one.
 #[derive(Serialize, Deserialize)]
 pub(super) struct TermBucket {
     pub bucket: u32,
     terms: Vec<(String, Vec<(u32, u32)>)>,
+    rows: Option<NibbleVectors>,
+}
+
+/// A bucket taken in: each term's postings and its place among the rows.
+struct FetchedBucket {
+    terms: HashMap<String, (Vec<Posting>, u32)>,
+    rows: Option<NibbleVectors>,
 }
 
 impl SplitBm25 {
-    /// `bm25`'s statistics, and its postings in buckets of about `bucket_bytes`; questions are analysed in
-    /// `languages`, as the whole index analyses them.
-    pub fn split(bm25: &Bm25Index, languages: &[Language], bucket_bytes: usize) -> (Self, Vec<TermBucket>) {
+    /// `bm25`'s statistics, and its postings (with their rows of `table`, the query table of `bm25`'s
+    /// terms) in buckets of about `bucket_bytes`; questions are analysed in `languages`, as the whole index
+    /// analyses them.
+    pub fn split(
+        bm25: &Bm25Index,
+        table: Option<&QueryTable>,
+        languages: &[Language],
+        bucket_bytes: usize,
+    ) -> (Self, Vec<TermBucket>) {
+        let row_bytes = table.map_or(0, |table| table.rows().dimension().div_ceil(2) + 4);
         let postings_bytes: usize =
-            bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len()).sum();
+            bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len() + row_bytes).sum();
         let buckets = postings_bytes.div_ceil(bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
+        let rows = || table.map(|table| NibbleVectors::new(table.rows().dimension()));
         let mut by_bucket: Vec<TermBucket> =
-            (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new() }).collect();
+            (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new(), rows: rows() }).collect();
         for (term, postings) in bm25.postings_by_term() {
-            by_bucket[bucket_of(term, buckets) as usize].terms.push((term.to_string(), gaps(postings)));
+            let bucket = &mut by_bucket[bucket_of(term, buckets) as usize];
+            bucket.terms.push((term.to_string(), gaps(postings)));
+            if let (Some(rows), Some(table), Some(id)) = (&mut bucket.rows, table, bm25.term_id(term)) {
+                rows.push_row_of(table.rows(), id);
+            }
         }
         let lengths = bm25.lengths();
         let split = SplitBm25 {
@@ -52,6 +78,7 @@ impl SplitBm25 {
             average_length: lengths.average,
             buckets,
             languages: languages.to_vec(),
+            table_dimension: table.map(|table| table.rows().dimension() as u32),
             fetched: HashMap::new(),
         };
         (split, by_bucket)
@@ -85,14 +112,39 @@ impl SplitBm25 {
         if bucket.bucket != expected {
             return Err(format!("bucket {}", bucket.bucket).into());
         }
+        let shape = bucket.rows.as_ref().map(|rows| (rows.dimension() as u32, rows.len()));
+        let expected_rows = self.table_dimension.map(|dimension| (dimension, bucket.terms.len()));
+        if shape != expected_rows || bucket.rows.as_ref().is_some_and(|rows| rows.check().is_err()) {
+            return Err(format!("bucket {expected} with rows that are not one per term of the table").into());
+        }
         let mut terms = HashMap::new();
-        for (term, gaps) in bucket.terms {
+        for (row, (term, gaps)) in bucket.terms.into_iter().enumerate() {
             let postings =
                 postings(gaps, self.texts()).ok_or_else(|| format!("postings of `{term}` beyond the texts"))?;
-            terms.insert(term, postings);
+            terms.insert(term, (postings, row as u32));
         }
-        self.fetched.insert(expected, terms);
+        self.fetched.insert(expected, FetchedBucket { terms, rows: bucket.rows });
         Ok(())
+    }
+
+    /// Whether the buckets carry the query table's rows.
+    pub fn has_table(&self) -> bool {
+        self.table_dimension.is_some()
+    }
+
+    /// `query`'s vector by the query table, as [`QueryTable::query_vector`] gives it over the whole index:
+    /// `None` until every bucket [`Self::missing`] names is fetched, `Some(None)` where there is no table or
+    /// no term of `query` is in the index.
+    pub fn table_vector(&self, query: &str) -> Option<Option<Vec<f32>>> {
+        let Some(dimension) = self.table_dimension else { return Some(None) };
+        let mut rows = Vec::new();
+        for term in query_terms(query, &self.languages) {
+            let bucket = self.fetched.get(&bucket_of(&term, self.buckets))?;
+            if let (Some((postings, row)), Some(store)) = (bucket.terms.get(&term), &bucket.rows) {
+                rows.push((store, *row, idf(self.texts(), postings.len())));
+            }
+        }
+        Some(mean_of_rows(dimension as usize, rows))
     }
 
     /// BM25's score of every text holding a term of `query`, as the whole index scores them; `None` until
@@ -101,7 +153,7 @@ impl SplitBm25 {
         let mut terms = Vec::new();
         for term in query_terms(query, &self.languages) {
             let bucket = self.fetched.get(&bucket_of(&term, self.buckets))?;
-            terms.extend(bucket.get(&term).map(Vec::as_slice));
+            terms.extend(bucket.terms.get(&term).map(|(postings, _)| postings.as_slice()));
         }
         let lengths = TextLengths { of_text: &self.text_lengths, average: self.average_length };
         Some(lengths.scores(self.params, terms))

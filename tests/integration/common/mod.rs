@@ -63,3 +63,12 @@ pub fn index_files(files: &[(&str, &str)], settings: IndexSettings) -> IndexedCo
     builder.embed_all(embedder).unwrap();
     builder.finish()
 }
+
+/// The `quire` binary run with `args`, the models' folder set.
+pub fn quire(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(args)
+        .env("QUIRE_MODEL_DIR", model_dir())
+        .output()
+        .expect("the quire binary runs")
+}
