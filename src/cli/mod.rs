@@ -15,6 +15,7 @@ mod log_lines;
 mod shared;
 mod site;
 mod site_search;
+mod staging;
 mod train;
 
 use std::path::PathBuf;

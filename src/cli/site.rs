@@ -17,8 +17,9 @@ use quire::store::pipeline::Base;
 use quire::store::published::{self, MANIFEST, Published, PublishedCorpus, SampleQuestion};
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::compressed::{compressed_sizes, precompress, sibling};
+use super::compressed::{compressed_sizes, sibling};
 use super::shared::{CliResult, Models, load_snapshot, named};
+use super::staging::{remove_if_present, replace, write_with_copies};
 use super::{handout, indexing, site_search};
 
 /// A file written into the site, and the hash of its bytes.
@@ -180,13 +181,6 @@ fn is_a_site(dir: &Path) -> bool {
         && listed.is_some_and(|published| matches!(published.corpora.as_slice(), [only] if only.key == SITE_KEY))
 }
 
-pub(super) fn remove_if_present(dir: &Path) -> CliResult {
-    match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(named(dir)),
-        _ => Ok(()),
-    }
-}
-
 /// Writes the whole site into `dir`.
 fn write_site(
     dir: &Path,
@@ -290,15 +284,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8], files: &mut Vec<Written>) -> CliR
     Ok(())
 }
 
-pub(super) fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).with_context(named(parent))?;
-    }
-    std::fs::write(&path, bytes).with_context(named(&path))?;
-    precompress(&path, bytes)
-}
-
 /// The service worker with this site's files and a version drawn from their contents, as
 /// `scripts/finish_build.py` writes it into a build: a changed site is a new worker, which caches anew.
 fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
@@ -313,24 +298,6 @@ fn write_service_worker(dir: &Path, files: &[Written]) -> CliResult {
         .replace("\"__QUIRE_BUILD_VERSION__\"", &format!("\"{}\"", &version[..16]))
         .replace("__QUIRE_BUILD_FILES__", &listed);
     write_with_copies(dir, SERVICE_WORKER, worker.as_bytes())
-}
-
-/// Puts `staging` where `output` was: the old site moves aside first and goes only once the new one is
-/// in place.
-pub(super) fn replace(staging: &Path, output: &Path) -> CliResult {
-    let old = sibling(output, "old");
-    remove_if_present(&old)?;
-    let had_one = output.exists();
-    if had_one {
-        std::fs::rename(output, &old).with_context(named(output))?;
-    }
-    if let Err(e) = std::fs::rename(staging, output) {
-        if had_one {
-            let _ = std::fs::rename(&old, output);
-        }
-        return Err(e).with_context(named(output));
-    }
-    remove_if_present(&old)
 }
 
 /// What a first visit downloads: the service worker fetches every file of the site at install. And what

@@ -19,7 +19,7 @@ use super::compressed::{compressed_sizes, sibling};
 use super::files::{collect_files, read_file};
 use super::indexing;
 use super::shared::{CliResult, Models, named};
-use super::site::{remove_if_present, replace, write_with_copies};
+use super::staging::{remove_if_present, replace, write_with_copies};
 
 /// The bundle's folder inside the site, unless `--output` names another.
 pub const BUNDLE: &str = "quire";
