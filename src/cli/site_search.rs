@@ -149,11 +149,16 @@ fn folder_name(site: &Path) -> String {
 /// What was written, what a first question fetches, and the lines to add to a page.
 fn print_bundle(output: &Path, site: &Path, index: &IndexedCorpus) {
     let kb = |name: &str| compressed_sizes(output, name)[0] * 1e3;
-    let module: f64 = MODULE_FILES.iter().map(|(_, name)| kb(name)).sum();
+    // The script fetches the module's gzipped copy (www/search/quire-search-ui.js), the rest as they are.
+    let fetched = |name: &str| match name.ends_with(".wasm") {
+        true => compressed_sizes(output, name)[1] * 1e3,
+        false => kb(name),
+    };
+    let module: f64 = MODULE_FILES.iter().map(|(_, name)| fetched(name)).sum();
     let pages = index.corpus().documents.len();
     let table = index.query_table().map_or(0, |table| table.len());
     println!(
-        "wrote {}: the search of {pages} pages ({} chunks, a query table of {table} terms): the module {module:.0} kB, the index's lexicon {:.0} kB, then the fragments each question needs",
+        "wrote {}: the search of {pages} pages ({} chunks, a query table of {table} terms): the module {module:.0} kB as a visitor fetches it (its wasm gzipped), the index's lexicon {:.0} kB, then the fragments each question needs",
         output.display(),
         index.corpus().chunks.len(),
         kb(&format!("{INDEX}/{LEXICON}")),

@@ -1,14 +1,14 @@
-//! The search a built site adds with `quire site --built` (wasm32 only): a front end as small as Pagefind's,
-//! without the page, the model's runtime or the parsers. It opens the index's fragments beside the site
+//! The search a built site adds with `quire site --built`: a front end as small as Pagefind's, without the
+//! page, the model's runtime or the parsers. It opens the index's fragments beside the site
 //! (`store::fragments`), and answers each question by words and by meaning from the fragments alone: the
 //! term buckets of the question's words carry their rows of the index's query table
 //! (`index::query_table`), whose mean is the question's vector, so no model is fetched; that vector scans
 //! the partitions of the nearest centroids, and the standardised sum of dense and BM25 ranks the chunks
 //! (`retrieve::over_fragments::hybrid`), as the whole index would over those partitions. It reads no part
-//! of the graph, so the module links none of the graph retrievers (the site's full page has them). Only the text runs of the
-//! results shown are fetched. Every fragment is kept for the next questions. The `quire-search` binary hands
-//! it to the site's script, which draws the results; it fetches through the browser (`browser`), a test
-//! from a folder of files.
+//! of the graph, so the module links none of the graph retrievers (the site's full page has them). Only
+//! the text runs of the results shown are fetched, and every fragment is kept for the next questions. The
+//! `quire-search` binary hands it to the site's script, which draws the results; it fetches through the
+//! browser (`browser`, wasm32 only), a test from a folder of files.
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
@@ -35,8 +35,9 @@ pub enum SearchError {
     Fetch(String),
     #[error("{url}: {reason}")]
     Fragment { url: String, reason: FragmentError },
-    #[error("the site's index changed while a question was answered: ask again")]
-    Changed,
+    /// A part the question needs was not there once fetched (only a site changed meanwhile does that).
+    #[error("the site's index lacks a part this question needs (was the site rebuilt meanwhile?): ask again")]
+    Incomplete,
 }
 
 /// A site's index, known by the fragments fetched so far.
@@ -64,7 +65,7 @@ impl<F: Fetcher> SiteIndex<F> {
     /// BM25 alone where it has none.
     pub async fn search(&self, question: &str, pages: usize) -> Result<Found, SearchError> {
         self.fetch(|index| index.missing_for_query(question)).await?;
-        let vector = self.index.borrow().table_vector(question).ok_or(SearchError::Changed)?;
+        let vector = self.index.borrow().table_vector(question).ok_or(SearchError::Incomplete)?;
         let has_table = self.index.borrow().has_query_table();
         let vector = match vector {
             Some(vector) => vector,
@@ -79,11 +80,11 @@ impl<F: Fetcher> SiteIndex<F> {
                 self.fetch(|index| index.missing_for_meaning(query.vector)).await?;
             }
         }
-        let hits = over_fragments::hybrid(&self.index.borrow(), query, pages).ok_or(SearchError::Changed)?;
+        let hits = over_fragments::hybrid(&self.index.borrow(), query, pages).ok_or(SearchError::Incomplete)?;
         self.fetch(|index| index.missing_for_chunks(hits.iter().map(|hit| hit.best.chunk))).await?;
         let index = self.index.borrow();
         let views = hits.iter().map(|hit| index.chunk_view(hit.best.chunk));
-        let views: Vec<_> = views.collect::<Option<_>>().ok_or(SearchError::Changed)?;
+        let views: Vec<_> = views.collect::<Option<_>>().ok_or(SearchError::Incomplete)?;
         Ok(Found::of(question, &views, query.has_vector(), self.fetched_bytes.get()))
     }
 
