@@ -115,17 +115,11 @@ pub fn run(model_dir: &Option<PathBuf>, args: EvalArgs) -> CliResult {
     let source = IndexSource { snapshot: args.snapshot.as_deref(), model: args.model, fresh: args.fresh };
     let LabelledIndex { index, dataset, embedder } =
         load_labelled(model_dir, &args.dataset, &args.split, source, node_vectors)?;
+    let table = || TableQueries::of(&index).with_context(named(&args.dataset));
     let report = match (args.site_search, args.query_table) {
-        (true, _) => evaluate_site_search(
-            &index,
-            &TableQueries::of(&index).with_context(named(&args.dataset))?,
-            &dataset,
-            &settings,
-        )?,
-        (false, true) => {
-            evaluate(&index, &TableQueries::of(&index).with_context(named(&args.dataset))?, &dataset, &settings)?
-        }
-        (false, false) => evaluate(&index, embedder.as_ref(), &dataset, &settings)?,
+        (true, _) => evaluate(&index, &table()?, &dataset, &settings, true)?,
+        (false, true) => evaluate(&index, &table()?, &dataset, &settings, false)?,
+        (false, false) => evaluate(&index, embedder.as_ref(), &dataset, &settings, false)?,
     };
     if let Some(dir) = &args.runs {
         write_runs(dir, &report, &dataset)?;
@@ -275,47 +269,37 @@ fn earlier_cached_index(name: &str, current: &Path) -> Option<IndexedCorpus> {
     })
 }
 
+/// Every question through the settings' methods, or with `site_search` through the search a built site
+/// adds, with a progress bar.
 fn evaluate(
     index: &IndexedCorpus,
     embedder: &dyn TextEmbedder,
     dataset: &dataset::Dataset,
     settings: &EvalSettings,
+    site_search: bool,
 ) -> anyhow::Result<EvalReport> {
     let clock = Instant::now();
+    let now_ms = || clock.elapsed().as_secs_f64() * 1000.0;
     let bar = progress(dataset.queries.len() as u64, "querying");
-    let mut current = String::new();
-    let mut on_progress = |method: &Method, done: usize| {
-        if current != method.name() {
-            current = method.name();
-            bar.reset();
-            bar.set_message(current.clone());
+    let report = match site_search {
+        true => {
+            bar.set_message(eval::site_search::SITE_SEARCH);
+            let mut on_progress = |done: usize| bar.set_position(done as u64);
+            eval::evaluate_site_search(index, embedder, dataset, settings, &mut on_progress, &now_ms)?
         }
-        bar.set_position(done as u64);
+        false => {
+            let mut current = String::new();
+            let mut on_progress = |method: &Method, done: usize| {
+                if current != method.name() {
+                    current = method.name();
+                    bar.reset();
+                    bar.set_message(current.clone());
+                }
+                bar.set_position(done as u64);
+            };
+            eval::evaluate(index, embedder, dataset, settings, &mut on_progress, &now_ms)?
+        }
     };
-    let report = eval::evaluate(index, embedder, dataset, settings, &mut on_progress, &|| {
-        clock.elapsed().as_secs_f64() * 1000.0
-    })?;
-    bar.finish_and_clear();
-    Ok(report)
-}
-
-fn evaluate_site_search(
-    index: &IndexedCorpus,
-    embedder: &dyn TextEmbedder,
-    dataset: &dataset::Dataset,
-    settings: &EvalSettings,
-) -> anyhow::Result<EvalReport> {
-    let clock = Instant::now();
-    let bar = progress(dataset.queries.len() as u64, "querying");
-    bar.set_message(eval::site_search::SITE_SEARCH);
-    let report = eval::evaluate_site_search(
-        index,
-        embedder,
-        dataset,
-        settings,
-        &mut |done| bar.set_position(done as u64),
-        &|| clock.elapsed().as_secs_f64() * 1000.0,
-    )?;
     bar.finish_and_clear();
     Ok(report)
 }

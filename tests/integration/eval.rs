@@ -67,6 +67,15 @@ fn reproduces_subset_figures_and_caches_the_index() {
     assert!(stderr.contains("embedded 0 new texts"), "{stderr}");
     assert!(text(&rebuilt.stdout).contains(&format!("{BM25_NDCG:.3}")), "{}", text(&rebuilt.stdout));
 
+    // The search a built site adds, ranked over the index's fragments by the query table's vectors: one row,
+    // as good as BM25 within what scanning a few partitions and the table cost.
+    let site = quire_eval(cache.path(), &[fixture, "--site-search", "--json", "-k", "10", "--metrics", "ndcg"]);
+    assert!(site.status.success(), "{}", text(&site.stderr));
+    let report: quire::eval::EvalReport = serde_json::from_slice(&site.stdout).unwrap();
+    assert_eq!(report.results.len(), 1);
+    let ndcg = report.result("site-search").expect("a site-search row").means[0];
+    assert!(ndcg > BM25_NDCG - 0.1 && ndcg <= 1.0, "site search nDCG@10 {ndcg} against BM25's {BM25_NDCG}");
+
     train_and_evaluate_learned_fusion(cache.path(), fixture);
 }
 
