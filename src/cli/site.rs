@@ -19,7 +19,7 @@ use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
 use super::compressed::{compressed_sizes, sibling};
 use super::shared::{CliResult, Models, load_snapshot, named};
-use super::staging::{remove_if_present, replace, write_with_copies};
+use super::staging::{is_empty_folder, remove_if_present, replace, write_with_copies};
 use super::{handout, indexing, site_search};
 
 /// A file written into the site, and the hash of its bytes.
@@ -167,8 +167,7 @@ fn check_target(output: &Path, app: &Path) -> CliResult {
     {
         bail!("{}: is inside the app's build {}; name a folder outside it", output.display(), app.display());
     }
-    let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
-    if output.exists() && !is_a_site(output) && !is_empty(output) {
+    if output.exists() && !is_a_site(output) && !is_empty_folder(output) {
         bail!("{}: exists and is not a site `quire site` wrote; name another folder", output.display());
     }
     Ok(())

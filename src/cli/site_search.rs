@@ -19,7 +19,7 @@ use super::compressed::{compressed_sizes, sibling};
 use super::files::{collect_files, read_file};
 use super::indexing;
 use super::shared::{CliResult, Models, named};
-use super::staging::{remove_if_present, replace, write_with_copies};
+use super::staging::{is_empty_folder, remove_if_present, replace, write_with_copies};
 
 /// The bundle's folder inside the site, unless `--output` names another.
 pub const BUNDLE: &str = "quire";
@@ -79,8 +79,7 @@ fn read_module(app: &Path) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
 
 /// Refuses to replace a folder that holds anything but a bundle this command wrote.
 fn check_target(output: &Path) -> CliResult {
-    let is_empty = |dir: &Path| std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false);
-    if output.exists() && !output.join(MARKER).is_file() && !is_empty(output) {
+    if output.exists() && !output.join(MARKER).is_file() && !is_empty_folder(output) {
         bail!(
             "{}: exists and is not a search bundle `quire site --built` wrote; name another with --output",
             output.display()

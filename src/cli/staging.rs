@@ -9,6 +9,11 @@ use anyhow::Context;
 use super::compressed::{precompress, sibling};
 use super::shared::{CliResult, named};
 
+/// Whether `dir` is a folder with nothing in it.
+pub(super) fn is_empty_folder(dir: &Path) -> bool {
+    std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()).unwrap_or(false)
+}
+
 /// Removes `dir` and all it holds, if it is there.
 pub(super) fn remove_if_present(dir: &Path) -> CliResult {
     match std::fs::remove_dir_all(dir) {

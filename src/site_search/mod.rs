@@ -104,17 +104,15 @@ impl<F: Fetcher> SiteIndex<F> {
     /// the site) is fetched again, confirmed with the server.
     async fn take_in(&self, fragment: Fragment, bytes: Vec<u8>, url: String) -> Result<(), SearchError> {
         self.fetched_bytes.set(self.fetched_bytes.get() + bytes.len());
-        let added = match self.index.borrow_mut().add_except_graph(fragment, &bytes) {
-            Err(FragmentError::OtherIndex) => None,
-            added => Some(added),
-        };
+        // Each borrow ends with its statement: never held across the fetch, while other questions run.
+        let added = self.index.borrow_mut().add_except_graph(fragment, &bytes);
         let added = match added {
-            Some(added) => added,
-            None => {
+            Err(FragmentError::OtherIndex) => {
                 let bytes = self.fetcher.bytes(&url, true).await.map_err(SearchError::Fetch)?;
                 self.fetched_bytes.set(self.fetched_bytes.get() + bytes.len());
                 self.index.borrow_mut().add_except_graph(fragment, &bytes)
             }
+            added => added,
         };
         added.map_err(|reason| SearchError::Fragment { url, reason })
     }
