@@ -10,6 +10,8 @@ and the README never drifts from the docs.
   0.95) must be stated by a document its paragraph links to (`docs/FILE.md`): the same number, or one that
   rounds to it (the README says 0.83 where the docs say 0.829). A paragraph with a figure and no such link
   fails, so every figure can be traced to the table and command behind it.
+- Every row of the "Current figures" tables of docs/BENCHMARKS.md and docs/QUALITY.md names the commit it
+  was measured at and the command that measures it.
 """
 
 import re
@@ -23,14 +25,35 @@ def cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+def current_table(text: str, name: str) -> list[list[str]]:
+    """The cells of each line of the first table of `text`'s "## Current figures" section, its header first."""
+    section = re.search(r"^## Current figures\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if section is None:
+        sys.exit(f"{name} has no '## Current figures' section")
+    table = re.search(r"^\|.*?(?=^[^|]|\Z)", section.group(1), re.S | re.M)
+    return [cells(line) for line in table.group(0).splitlines()] if table else []
+
+
 def current_figures(document: Path) -> dict[str, str]:
     """The first and second cells of each row of `document`'s "## Current figures" table."""
-    text = document.read_text(encoding="utf-8")
-    section = re.search(r"^## Current figures\n(.*?)(?=^## )", text, re.S | re.M)
-    if section is None:
-        sys.exit(f"{document.relative_to(ROOT)} has no '## Current figures' section")
-    rows = [cells(line) for line in section.group(1).splitlines() if line.startswith("|")]
+    rows = current_table(document.read_text(encoding="utf-8"), str(document.relative_to(ROOT)))
     return {row[0]: row[1] for row in rows[2:] if len(row) >= 2}
+
+
+COMMIT = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+
+def unsourced_rows(text: str, name: str) -> list[str]:
+    """The current figures of a document without the commit they were measured at or the command."""
+    rows = current_table(text, name)
+    if not rows or "commit" not in rows[0] or "command" not in rows[0]:
+        return [f"{name}: its current figures have no commit and command columns"]
+    commit, command = rows[0].index("commit"), rows[0].index("command")
+    return [
+        f"{name}: {row[0]!r} names no {'commit' if not COMMIT.search(row[commit]) else 'command'}"
+        for row in rows[2:]
+        if len(row) <= max(commit, command) or not COMMIT.search(row[commit]) or row[command] in ("", "—")
+    ]
 
 
 # A figure: a number with a unit of time, size or share, or a score (0.95; a range 0.83–0.91 is two).
@@ -131,6 +154,18 @@ def self_test() -> int:
         if found != expected:
             print(f"check_figures --self-test: {readme!r}: {found} problems, expected {expected}", file=sys.stderr)
             failed += 1
+    table = "## Current figures\n\n| figure | value | commit | command |\n|---|---|---|---|\n"
+    sourced = [
+        (table + "| a | 1 s | 5257a3f | `x` |\n\nprose\n\n| other | table |\n", 0),
+        (table + "| a | 1 s | — | `x` |\n| b | 2 s | 5257a3f | — |\n", 2),
+        ("## Current figures\n\n| figure | value |\n|---|---|\n| a | 1 s |\n", 1),
+    ]
+    for text, expected in sourced:
+        found = len(unsourced_rows(text, "A.md"))
+        if found != expected:
+            print(f"check_figures --self-test: {text!r}: {found} unsourced rows, expected {expected}", file=sys.stderr)
+            failed += 1
+    cases += sourced
     print(f"check_figures --self-test: {len(cases) - failed} of {len(cases)} cases as expected")
     return 1 if failed else 0
 
@@ -153,11 +188,14 @@ def main() -> int:
         elif value not in stated[figure]:
             problems.append(f"{figure}: the README says {value!r}, {link.group(1)} says {stated[figure]!r}")
     problems += prose_problems(readme)
+    for doc in ("docs/BENCHMARKS.md", "docs/QUALITY.md"):
+        problems += unsourced_rows((ROOT / doc).read_text(encoding="utf-8"), doc)
     for problem in problems:
         print(f"check_figures: {problem}", file=sys.stderr)
     if not problems:
         print(f"check_figures: the README's {len(rows)} headline figures equal the docs' current figures, and"
-              " every figure of its prose is stated by a doc it links to")
+              " every figure of its prose is stated by a doc it links to; every current figure of BENCHMARKS.md"
+              " and QUALITY.md names its commit and command")
     return 1 if problems or not rows else 0
 
 

@@ -9,9 +9,9 @@ use super::chat::{ChatView, Conversation};
 use super::controls::{MethodChoice, MethodControls, SampleQuestions};
 use super::lesson::LessonPanel;
 use super::results::{Results, Search};
-use super::session::{IndexSession, Model};
+use super::session::IndexSession;
 use super::settings::LlmSettings;
-use crate::web::client::{self, Lifecycle};
+use crate::web::client::{self, Lifecycle, Model};
 
 #[component]
 pub fn AskPanel(
@@ -37,7 +37,7 @@ pub fn AskPanel(
         // While the model loads the engine answers by words, which needs no node vectors.
         // Not while the site's whole index loads: the fragments answer by words and meaning whatever the method.
         let node_vectors = method.reads_node_vectors()
-            && session.model.get_untracked() == Model::Loaded
+            && session.model.with_untracked(Model::is_loaded)
             && !session.engine.with_untracked(Lifecycle::by_fragments);
         spawn_local(async move {
             if !session.vectors_for(node_vectors).await {
@@ -78,7 +78,7 @@ pub fn AskPanel(
                 .set(Some("Set up an LLM endpoint first (\"LLM endpoint\", below): its address and model.".into()));
         }
         let Some(method) = choice.method() else { return no_retriever() };
-        let model_loaded = session.model.get_untracked() == Model::Loaded;
+        let model_loaded = session.model.with_untracked(Model::is_loaded);
         if chosen.assist.is_some() && !model_loaded {
             return session.notice.set(Some(
                 "LLM-assisted retrieval searches by meaning: ask again once the embedding model has loaded, or \

@@ -77,7 +77,7 @@ fn App() -> impl IntoView {
             </aside>
             <div class="tools">
                 <settings::SettingsPanel settings=llm_settings api_key=api_key />
-                <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model.get() == session::Model::Loaded) open_outline=open_outline />
+                <corpus_graph::CorpusGraph summary=session.summary model_loaded=Signal::derive(move || session.model_loaded()) open_outline=open_outline />
                 <evaluation::EvaluationView session=session />
             </div>
         </div>

@@ -1,11 +1,25 @@
-//! What the engine is doing, as the page tells it: the [`Phase`], the words for each long step's progress,
-//! and the status line that shows them (with Cancel while a step can be stopped).
+//! What the engine is doing, as the page tells it: the [`Phase`], derived from the session's own [`Step`]
+//! and the engine's published lifecycle, the words for each long step's progress, and the status line that
+//! shows them (with Cancel while a step can be stopped).
 
 use leptos::prelude::*;
 
-use crate::web::client;
+use crate::web::client::{self, Lifecycle, Model};
 use crate::web::error::ModelUnavailable;
 use crate::web::protocol::{Progress, Task};
+
+/// What the session is doing with the index, apart from what the engine's lifecycle says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// No index is shown yet, or a crashed engine is being brought back with it.
+    Starting,
+    OpeningPublished,
+    /// A long step in the engine, as it last reported.
+    Working(Progress),
+    /// An index is shown: the phase is the engine's.
+    Settled,
+    Failed(String),
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Phase {
@@ -23,6 +37,23 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase the page shows: the session's step, or once it has settled, the engine's: ready with its
+    /// model loaded, else answering by words while the model loads or since it failed to.
+    pub fn of(step: &Step, engine: &Lifecycle) -> Phase {
+        match step {
+            Step::Starting => Phase::Starting,
+            Step::OpeningPublished => Phase::OpeningPublished,
+            Step::Working(progress) => Phase::Working(progress.clone()),
+            Step::Failed(reason) => Phase::Failed(reason.clone()),
+            Step::Settled if !engine.answers() => Phase::Starting,
+            Step::Settled => match engine.model() {
+                Model::Loaded { .. } => Phase::Ready,
+                Model::Loading(progress) => Phase::AnsweringByWords(Ok(progress)),
+                Model::Failed(reason) => Phase::AnsweringByWords(Err(reason)),
+            },
+        }
+    }
+
     fn key(&self) -> &'static str {
         match self {
             Phase::Starting => "starting",
@@ -85,7 +116,7 @@ pub fn describe_progress(progress: &Progress) -> String {
 /// Cancel goes straight to the engine: the update it stops answers with its outcome, which the session
 /// awaiting it shows.
 #[component]
-pub fn StatusLine(phase: RwSignal<Phase>) -> impl IntoView {
+pub fn StatusLine(phase: Memo<Phase>) -> impl IntoView {
     view! {
         <p id="status" role="status" data-state=move || phase.get().key()>
             {move || phase.get().message()}

@@ -15,13 +15,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::corpora;
-use super::phase::Phase;
+use super::phase::{Phase, Step};
 use super::results::Search;
 use crate::retrieve::lesson::Lesson;
 use crate::store::CorpusSummary;
 use crate::store::published::PublishedCorpus;
-use crate::web::client::{self, Failure, Lifecycle};
-use crate::web::error::ModelUnavailable;
+use crate::web::client::{self, Failure, Lifecycle, Model};
 use crate::web::protocol::{IndexOutcome, IndexState, Progress, Task};
 use crate::web::{browser, storage};
 
@@ -34,15 +33,6 @@ const FIRST_QUESTION_GRACE_MS: u32 = 5_000;
 
 /// The restart after a crash, which every call the crash failed awaits: why it failed, if it did.
 type Restart = Shared<LocalBoxFuture<'static, Result<(), String>>>;
-
-/// The engine's embedding model, which loads behind it while questions are answered by words.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Model {
-    /// Downloading, as last reported.
-    Loading(Option<Progress>),
-    Loaded,
-    Failed(ModelUnavailable),
-}
 
 /// Why the session could not show an index: the engine's failure, or the published corpus's.
 #[derive(Debug, thiserror::Error)]
@@ -58,10 +48,12 @@ pub enum SessionError {
 
 #[derive(Clone, Copy)]
 pub struct IndexSession {
-    pub phase: RwSignal<Phase>,
-    /// The engine's lifecycle, as the client last published it.
+    /// What the session does with the index; the phase shown derives from it and the engine's lifecycle.
+    step: RwSignal<Step>,
+    pub phase: Memo<Phase>,
+    /// The engine's lifecycle, as the client last published it, and its model's state in it.
     pub engine: RwSignal<Lifecycle>,
-    pub model: RwSignal<Model>,
+    pub model: Memo<Model>,
     pub summary: RwSignal<Option<CorpusSummary>>,
     pub engine_memory: RwSignal<u32>,
     /// Every document as (source, title).
@@ -100,10 +92,13 @@ pub struct IndexSession {
 
 impl IndexSession {
     pub fn new(search: Search) -> Self {
+        let step = RwSignal::new(Step::Starting);
+        let engine = RwSignal::new(Lifecycle::Stopped);
         IndexSession {
-            phase: RwSignal::new(Phase::Starting),
-            engine: RwSignal::new(Lifecycle::Stopped),
-            model: RwSignal::new(Model::Loading(None)),
+            step,
+            phase: Memo::new(move |_| engine.with(|engine| step.with(|step| Phase::of(step, engine)))),
+            engine,
+            model: Memo::new(move |_| engine.with(Lifecycle::model)),
             summary: RwSignal::new(None),
             engine_memory: RwSignal::new(0),
             documents: RwSignal::new(Vec::new()),
@@ -140,7 +135,7 @@ impl IndexSession {
 
     /// Whether the embedding model has loaded (tracked).
     pub fn model_loaded(self) -> bool {
-        self.model.get() == Model::Loaded
+        self.model.with(Model::is_loaded)
     }
 
     /// Whether a question can be asked now (tracked): the engine is ready, or answers by words while its
@@ -160,74 +155,63 @@ impl IndexSession {
         self.engine_memory.set(state.engine_memory_bytes);
     }
 
-    /// With an index open: ready, or answering by words while the model loads (or since it failed to).
+    /// With an index open: the phase is the engine's, ready, or answering by words while the model loads
+    /// (or since it failed to).
     pub fn settle(self) {
-        let phase = match self.model.get_untracked() {
-            Model::Loaded => Phase::Ready,
-            Model::Loading(progress) => Phase::AnsweringByWords(Ok(progress)),
-            Model::Failed(reason) => Phase::AnsweringByWords(Err(reason)),
-        };
-        self.phase.set(phase);
+        self.step.set(Step::Settled);
     }
 
-    /// The model's news, shown in the phase while questions are answered by words, and from Ready when the
-    /// engine loads another model (an index of another language opened).
-    fn model_changed(self, model: Model) {
-        self.model.set(model);
-        if matches!(self.phase.get_untracked(), Phase::AnsweringByWords(_) | Phase::Ready) {
-            self.settle();
-        }
+    /// The session cannot go on: the phase says why.
+    fn fail(self, reason: String) {
+        self.step.set(Step::Failed(reason));
     }
 
-    /// The model's download goes to `model`, every other step to the phase; a model an update's documents
-    /// asked for (another language's) is that update's step too, shown with its name and size.
+    /// Every step but the model's download goes to the phase (the lifecycle carries the download); a model
+    /// an update's documents asked for (another language's) is that update's step too, shown with its name
+    /// and size.
     fn on_progress(self) -> impl Fn(Progress) + 'static {
         move |progress| match progress.task {
-            Task::LoadModel if matches!(self.phase.get_untracked(), Phase::Working(_)) => {
-                self.model.set(Model::Loading(Some(progress.clone())));
-                self.phase.set(Phase::Working(progress));
-            }
-            Task::LoadModel => self.model_changed(Model::Loading(Some(progress))),
-            _ => self.phase.set(Phase::Working(progress)),
+            Task::LoadModel if !matches!(self.step.get_untracked(), Step::Working(_)) => {}
+            _ => self.step.set(Step::Working(progress)),
         }
     }
 
-    fn on_model(self) -> impl Fn(Result<u32, ModelUnavailable>) + 'static {
-        move |loaded| {
-            if let Ok(engine_memory) = loaded {
-                self.engine_memory.set(engine_memory);
-            }
-            self.model_changed(loaded.map_or_else(Model::Failed, |_| Model::Loaded));
-            // Behind a whole snapshot still to load, once it has (`load_whole_index`).
-            match self.engine.with_untracked(Lifecycle::by_fragments) {
-                true => spawn_local(self.load_whole_index()),
-                false => self.keep_offline(),
-            }
-        }
-    }
-
-    /// The engine's lifecycle, kept; a crash of the engine answering starts a new one (`engine_crashed`).
+    /// The engine's lifecycle, kept; a crash of the engine answering starts a new one (`engine_crashed`),
+    /// and a model that has loaded or failed lets what waited for it go on (`model_settled`).
     fn on_lifecycle(self) -> impl Fn(Lifecycle) + 'static {
         move |lifecycle| {
+            let model_before = self.engine.with_untracked(Lifecycle::model);
             self.engine.set(lifecycle.clone());
+            let model = lifecycle.model();
+            if model != model_before && !matches!(model, Model::Loading(_)) {
+                self.model_settled(model);
+            }
             if let Lifecycle::Crashed { why, parsing } = lifecycle {
                 self.engine_crashed(why, parsing);
             }
         }
     }
 
+    /// Once the model has loaded or failed: the engine's memory then, and the whole snapshot still to load
+    /// behind fragments (`load_whole_index`), else the service worker (`keep_offline`).
+    fn model_settled(self, model: Model) {
+        if let Model::Loaded { engine_memory } = model {
+            self.engine_memory.set(engine_memory);
+        }
+        match self.engine.with_untracked(Lifecycle::by_fragments) {
+            true => spawn_local(self.load_whole_index()),
+            false => self.keep_offline(),
+        }
+    }
+
     async fn start_engine(self, kind: client::Kind) -> Result<(), Failure> {
-        self.model.set(Model::Loading(None));
-        let listener = client::Listener {
-            on_progress: Rc::new(self.on_progress()),
-            on_model: Rc::new(self.on_model()),
-            on_lifecycle: Rc::new(self.on_lifecycle()),
-        };
+        let listener =
+            client::Listener { on_progress: Rc::new(self.on_progress()), on_lifecycle: Rc::new(self.on_lifecycle()) };
         client::start(kind, listener).await
     }
 
     /// With an index shown by the engine that answers by words: the full engine comes up behind it with the
-    /// same index, and takes over once its model has loaded (`on_model`). Behind an index opened by its
+    /// same index, and takes over once its model has loaded (`model_settled`). Behind an index opened by its
     /// fragments, it waits for the first answer, or [`FIRST_QUESTION_GRACE_MS`] without a question. An engine by words that crashed
     /// meanwhile is replaced by a full one with the index as it was.
     /// Whether there was one to bring up.
@@ -238,7 +222,7 @@ impl IndexSession {
         let starts = client::starts();
         client::first_answer_by_fragments(FIRST_QUESTION_GRACE_MS).await;
         match client::bring_up_full(starts).await {
-            // Loaded once the model has (`on_model`): on a slow link the two would share it, and the answers
+            // Loaded once the model has (`model_settled`): on a slow link the two would share it, and the answers
             // by meaning wait for the model.
             // The lifecycle the client published says so (`Lifecycle::by_fragments`).
             Ok(true) if self.engine.with_untracked(Lifecycle::by_fragments) => {
@@ -248,10 +232,7 @@ impl IndexSession {
             }
             Ok(_) => {}
             Err(crash @ Failure::Crashed { .. }) if client::current_kind().is_none() => self.recover(crash).await,
-            // Unless the page was told already (its model could not be loaded).
-            Err(failure) if matches!(self.model.get_untracked(), Model::Loading(_)) => {
-                self.on_model()(Err(ModelUnavailable::EngineNotStarted(Box::new(failure))))
-            }
+            // The lifecycle tells that the model will not come (`Engines::full_not_brought_up`).
             Err(_) => {}
         }
         true
@@ -293,16 +274,16 @@ impl IndexSession {
                 // Nothing caches the build behind a measurement.
                 self.offline_registered.set(true);
                 if let Err(failure) = self.start_engine(client::Kind::Full).await {
-                    return self.phase.set(Phase::Failed(failure.to_string()));
+                    return self.fail(failure.to_string());
                 }
                 match client::call(benchmark).await {
                     Ok(report) => self.bench.set(Some(report)),
-                    Err(failure) => return self.phase.set(Phase::Failed(failure.to_string())),
+                    Err(failure) => return self.fail(failure.to_string()),
                 }
                 return self.settle();
             }
             if let Err(failure) = self.start_engine(client::Kind::ByWords).await {
-                return self.phase.set(Phase::Failed(failure.to_string()));
+                return self.fail(failure.to_string());
             }
             self.open_first_index().await;
             if !self.bring_up_full_engine().await {

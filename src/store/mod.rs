@@ -15,7 +15,7 @@ mod workspace;
 
 pub use builder::{IndexBuilder, node_texts};
 pub use indexed::{CorpusSummary, EmbeddingStore, IndexSettings, IndexedCorpus, ModelMismatch, NodeRows, Vectors};
-pub use snapshot::{FORMAT_VERSION, MAGIC, SnapshotError};
+pub use snapshot::{FORMAT_VERSION, MAGIC, PIECE_BYTES, SnapshotError, SnapshotSink};
 pub use table_queries::{NoQueryTable, TableQueries};
 pub use workspace::{
     ChunkView, DocumentOutline, OutlineChunk, OutlineSection, UpdateError, merge_documents, names_of_source,

@@ -62,8 +62,8 @@ in_messagepack!(
     String
 );
 
-/// A snapshot's bytes cross as they are: copied once out of the engine's memory, moved to the page, and
-/// handed to the file it writes without a copy into the page's own.
+/// A snapshot's bytes cross as they are: written a piece at a time out of the engine's memory, moved to the
+/// page, and handed to the file it writes without a copy into the page's own.
 impl Reply for Snapshot {
     fn into_bytes(self) -> js_sys::Uint8Array {
         self.0
@@ -157,9 +157,14 @@ pub struct Export;
 #[derive(Clone, Debug)]
 pub struct Snapshot(pub js_sys::Uint8Array);
 
-impl Snapshot {
-    pub fn new(bytes: &[u8]) -> Self {
-        Snapshot(js_sys::Uint8Array::from(bytes))
+/// The engine writes an export straight into the buffer the page receives, a piece at a time.
+impl crate::store::SnapshotSink for Snapshot {
+    fn allocate(&mut self, len: usize) {
+        self.0 = js_sys::Uint8Array::new_with_length(len as u32);
+    }
+
+    fn write_at(&mut self, offset: usize, bytes: &[u8]) {
+        self.0.subarray(offset as u32, (offset + bytes.len()) as u32).copy_from(bytes);
     }
 }
 

@@ -12,7 +12,7 @@ use futures_util::future::select;
 pub use connection::Listener;
 use connection::Started;
 use engines::{Engines, OpenedByWords, WholeToLoad, with};
-pub use lifecycle::Lifecycle;
+pub use lifecycle::{Lifecycle, Model};
 
 use super::calls::{Call, Open, OpenFragments, OpenSaved, Query, Reply};
 pub use super::error::Failure;
@@ -109,7 +109,7 @@ pub async fn first_answer_by_fragments(grace_ms: u32) {
 }
 
 /// Brings the full engine up behind the one answering by words, with the index that one holds: it takes
-/// over once its model has loaded, and `on_model` hears of it. `Ok(false)` when the engine was restarted
+/// over once its model has loaded, which the lifecycle tells. `Ok(false)` when the engine was restarted
 /// since `starts` (the new one is full already); on a failure the full engine is ended. An index the page
 /// opens in the engine by words meanwhile is opened in the full engine too, the last one last. An index
 /// held by its fragments is opened by them, by words and meaning, and its whole snapshot is left to
@@ -125,13 +125,11 @@ pub async fn bring_up_full(starts: u32) -> Result<bool, Failure> {
     }
     match brought_up {
         Ok(whole_to_load) => {
-            if let Some((news, tell)) = with(|e| e.next_opened(whole_to_load)) {
-                tell(news);
-            }
+            with(|e| e.next_opened(whole_to_load));
             Ok(true)
         }
         Err(failure) => {
-            with(|e| e.end_next("it could not open the index"));
+            with(|e| e.full_not_brought_up(&failure));
             Err(failure)
         }
     }

@@ -3,7 +3,7 @@
 // (engine layout, transfer and rendering), input-to-frame times for zoom and pan, and selecting a node.
 //   node tests/browser/bench-graph.mjs SNAPSHOT.quire [inputs]
 // docs/BENCHMARKS.md shows how the snapshot it reports on is made.
-import { serveDist, launchBrowser, inputToFrameTimes, percentile } from "./harness.mjs";
+import { serveDist, launchBrowser, inputToFrameTimes, percentile, importSnapshot } from "./harness.mjs";
 
 const snapshot = process.argv[2];
 const inputs = Number(process.argv[3] ?? 60);
@@ -16,12 +16,7 @@ try {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(server.url);
   await page.waitForSelector('#status[data-state="ready"]', { timeout: 300_000 });
-  const demo = await page.textContent("#stats-line");
-  await page.setInputFiles("#import", snapshot);
-  await page.waitForFunction((demo) => document.querySelector("#stats-line")?.textContent !== demo ||
-    document.querySelector("#notice"), demo, { timeout: 300_000 });
-  const refused = await page.$("#notice");
-  if (refused) throw new Error(await refused.textContent());
+  await importSnapshot(page, snapshot);
 
   const started = Date.now();
   await page.click("#corpus-graph summary");

@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { serveDist, launchBrowser, watchErrors, percentile, waitReady, queryTimes } from "./harness.mjs";
+import { serveDist, launchBrowser, watchErrors, percentile, waitReady, queryTimes, importSnapshot } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--questions");
@@ -37,14 +37,7 @@ for (const snapshot of snapshots) {
     const errors = watchErrors(page);
     await page.goto(server.url);
     await waitReady(page);
-    const demo = await page.textContent("#stats-line");
-    const started = Date.now();
-    await page.setInputFiles("#import", snapshot);
-    await page.waitForFunction((demo) => document.querySelector("#stats-line")?.textContent !== demo ||
-      document.querySelector("#notice"), demo, { timeout: 600_000 });
-    const loadS = (Date.now() - started) / 1000;
-    const refused = await page.$("#notice");
-    if (refused) throw new Error(`${snapshot}: ${await refused.textContent()}`);
+    const loadS = await importSnapshot(page, snapshot);
     const chunks = Number((await page.textContent("#stats-line")).match(/([\d,]+) chunks/)[1].replace(/,/g, ""));
     const engineMb = Number(await page.getAttribute("#engine-memory", "data-bytes")) / 1e6;
     // What the page keeps, not the garbage its last steps left (the import's copies of the file).

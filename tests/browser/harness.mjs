@@ -187,6 +187,19 @@ export async function waitReady(page) {
   assert.equal(await page.getAttribute("#status", "data-state"), "ready", await page.textContent("#status"));
 }
 
+/// Opens the `.quire` file `snapshot` through the import button and waits until its corpus is shown; fails
+/// with the page's notice if it refused the file. The seconds from picking the file to the corpus shown.
+export async function importSnapshot(page, snapshot) {
+  const shown = await page.textContent("#stats-line");
+  const started = Date.now();
+  await page.setInputFiles("#import", snapshot);
+  await page.waitForFunction((shown) => document.querySelector("#stats-line")?.textContent !== shown ||
+    document.querySelector("#notice"), shown, { timeout: 600_000 });
+  const refused = await page.$("#notice");
+  if (refused) throw new Error(`${snapshot}: ${await refused.textContent()}`);
+  return (Date.now() - started) / 1000;
+}
+
 /// Chromium's sampling profiler (DevTools protocol) on every worker `page` starts from now on, sampling every
 /// `intervalUs` microseconds. Workers are reached through the page's session: each attached worker gets a
 /// session id, and commands go to it wrapped in Target.sendMessageToTarget (the non-flattened protocol,

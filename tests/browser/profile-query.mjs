@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { serveDist, launchBrowser, waitReady, queryTimes, percentile, profileWorkers, profileTimes } from "./harness.mjs";
+import { serveDist, launchBrowser, waitReady, queryTimes, percentile, profileWorkers, profileTimes, importSnapshot } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 const flag = (name) => { const at = args.indexOf(name); return at >= 0 && args.splice(at, 1).length > 0; };
@@ -27,14 +27,7 @@ try {
   const profiler = await profileWorkers(browser.context, page, 50);
   await page.goto(server.url);
   await waitReady(page);
-  if (snapshot) {
-    const demo = await page.textContent("#stats-line");
-    await page.setInputFiles("#import", snapshot);
-    await page.waitForFunction((demo) => document.querySelector("#stats-line")?.textContent !== demo ||
-      document.querySelector("#notice"), demo, { timeout: 600_000 });
-    const refused = await page.$("#notice");
-    if (refused) throw new Error(`${snapshot}: ${await refused.textContent()}`);
-  }
+  if (snapshot) await importSnapshot(page, snapshot);
   if (all) for (const box of await page.$$('#retrievers input[type="checkbox"]')) await box.check();
   const unprofiled = await queryTimes(page, queries, WARM_UP);
   await profiler.start();

@@ -13,8 +13,8 @@ use quire::embed::TextEmbedder;
 use quire::index::VectorIndexKind;
 use quire::retrieve::{Method, Query};
 use quire::store::{
-    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NoQueryTable, NodeRows, SnapshotError,
-    TableQueries, Vectors,
+    FORMAT_VERSION, IndexBuilder, IndexSettings, IndexedCorpus, MAGIC, NoQueryTable, NodeRows, PIECE_BYTES,
+    SnapshotError, SnapshotSink, TableQueries, Vectors,
 };
 use snapshot_support::{HEADER_LEN, StructureTwin, flat_demo, frame, hnsw_demo, with_chunk_index};
 
@@ -525,4 +525,38 @@ fn a_version_4_snapshot_gains_the_chunk_graph_on_load() {
     let saved = upgraded.to_snapshot().unwrap();
     assert_eq!(format_version(&saved), FORMAT_VERSION, "saved again, it is written in the current version");
     assert_eq!(IndexedCorpus::from_snapshot(&saved).unwrap().chunk_graph(), upgraded.chunk_graph());
+}
+
+/// An export written in pieces (the page's engine writes it into the page's buffer): the same file as
+/// `to_snapshot`, each byte written once, the header (with the payload's checksum) last.
+#[test]
+fn a_snapshot_written_in_pieces_is_the_same_file_header_last() {
+    struct Recorded {
+        file: Vec<u8>,
+        writes: Vec<(usize, usize)>,
+        allocated: usize,
+    }
+    impl SnapshotSink for Recorded {
+        fn allocate(&mut self, len: usize) {
+            self.allocated = len;
+            self.file = vec![0xAA; len];
+        }
+        fn write_at(&mut self, offset: usize, bytes: &[u8]) {
+            self.writes.push((offset, bytes.len()));
+            self.file[offset..offset + bytes.len()].copy_from_slice(bytes);
+        }
+    }
+    let index = hnsw_demo();
+    let mut sink = Recorded { file: Vec::new(), writes: Vec::new(), allocated: 0 };
+    index.write_snapshot(&mut sink).unwrap();
+    assert_eq!(sink.file, index.to_snapshot().unwrap());
+    assert_eq!(sink.allocated, sink.file.len());
+    assert_eq!(sink.writes.last(), Some(&(0, HEADER_LEN)), "the header comes last");
+    let mut covered = vec![0u8; sink.file.len()];
+    for &(offset, len) in &sink.writes {
+        assert!(len <= PIECE_BYTES);
+        covered[offset..offset + len].iter_mut().for_each(|byte| *byte += 1);
+    }
+    assert!(covered.iter().all(|&times| times == 1), "every byte is written once");
+    assert!(IndexedCorpus::from_snapshot(&sink.file).is_ok());
 }

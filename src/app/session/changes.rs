@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::{EXPORT_NAME, IndexSession};
-use crate::app::phase::Phase;
 use crate::corpus::ReportLine;
 use crate::web::calls::{AddNodeVectors, Export, Save, Update, Updated};
 use crate::web::client::{self, Failure, Lifecycle};
@@ -61,7 +60,7 @@ impl IndexSession {
                     };
                     if let Some(reason) = stopped {
                         self.indexing_files.set(0);
-                        return self.phase.set(Phase::Failed(reason));
+                        return self.fail(reason);
                     }
                 }
                 other => break other,
@@ -80,7 +79,7 @@ impl IndexSession {
                     self.persist().await;
                 }
             }
-            Err(Failure::Refused(reason)) => self.phase.set(Phase::Failed(reason.to_string())),
+            Err(Failure::Refused(reason)) => self.fail(reason.to_string()),
             Err(crash) => self.recover(crash).await,
         }
     }

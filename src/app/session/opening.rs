@@ -6,7 +6,7 @@ use leptos::task::spawn_local;
 
 use super::{IndexSession, SessionError};
 use crate::app::corpora;
-use crate::app::phase::Phase;
+use crate::app::phase::Step;
 use crate::store::published::{PublishedCorpus, SampleQuestion};
 use crate::web::client::{self, Failure};
 use crate::web::protocol::IndexState;
@@ -29,12 +29,12 @@ impl IndexSession {
     /// Opens a published (or linked) corpus in place of the index shown.
     pub async fn open_corpus(self, chosen: PublishedCorpus) {
         if let Err(failure) = self.try_open_corpus(chosen).await {
-            self.phase.set(Phase::Failed(failure.to_string()));
+            self.fail(failure.to_string());
         }
     }
 
     async fn try_open_corpus(self, chosen: PublishedCorpus) -> Result<(), SessionError> {
-        self.phase.set(Phase::OpeningPublished);
+        self.step.set(Step::OpeningPublished);
         // The engine by words answers from the index's fragments where the site has them: a large index is
         // searchable after its lexicon, not after its whole snapshot. A site kept offline has the snapshot
         // at hand (its service worker keeps it, not the fragments).
@@ -124,7 +124,7 @@ impl IndexSession {
             }
             (restored, None) => {
                 let why = restored.err().map(not_restored).or_else(|| self.notice.get_untracked()).unwrap_or_default();
-                self.phase.set(Phase::Failed(format!("there is no index to open: {why}")));
+                self.fail(format!("there is no index to open: {why}"));
             }
         }
         self.usage.set(storage::usage().await);

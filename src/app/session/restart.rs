@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 
 use super::{IndexSession, SessionError};
 use crate::app::corpora;
-use crate::app::phase::Phase;
+use crate::app::phase::Step;
 use crate::web::browser;
 use crate::web::client::{self, Failure};
 
@@ -44,9 +44,9 @@ impl IndexSession {
         if anew {
             let now = js_sys::Date::now();
             if self.restarted_at.get_value().is_some_and(|at| now - at < RESTART_AGAIN_AFTER_MS) {
-                return self.phase.set(Phase::Failed(format!(
+                return self.fail(format!(
                     "the engine stopped again ({why}) within a minute of its restart; reload the page to start it anew"
-                )));
+                ));
             }
             self.restarted_at.set_value(Some(now));
             // The engine held the only copy of an index of the user's own that this browser could not save.
@@ -58,14 +58,14 @@ impl IndexSession {
                      this browser and is lost: the published index is shown again. Export keeps an index."
                 ),
             }));
-            self.phase.set(Phase::Starting);
+            self.step.set(Step::Starting);
         }
         let restart = async move {
             let restarted = self.restart_engine().await.map_err(|reason| reason.to_string());
             match &restarted {
                 Ok(()) if anew => self.settle(),
                 Ok(()) => {}
-                Err(reason) => self.phase.set(Phase::Failed(reason.clone())),
+                Err(reason) => self.fail(reason.clone()),
             }
             restarted
         };

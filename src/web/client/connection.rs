@@ -11,16 +11,15 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 use super::lifecycle::Lifecycle;
 use crate::web::browser::{self, describe};
 use crate::web::calls::Request;
-use crate::web::error::{ClientError, EngineError, Failure, ModelUnavailable};
+use crate::web::error::{ClientError, EngineError, Failure};
 use crate::web::protocol::{FromEngine, Listeners, Progress, Task, ToEngine, from_js_with, to_js};
 use crate::web::roles::{self, Kind};
 
-/// What the page hears from whichever engine runs: progress, the model having loaded (with the engine's
-/// memory then) or failed, and every change of the engines' lifecycle.
+/// What the page hears from whichever engine runs: progress, and every change of the engines' lifecycle
+/// (their model's included).
 #[derive(Clone)]
 pub struct Listener {
     pub on_progress: Rc<dyn Fn(Progress)>,
-    pub on_model: Rc<dyn Fn(Result<u32, ModelUnavailable>)>,
     pub on_lifecycle: Rc<dyn Fn(Lifecycle)>,
 }
 

@@ -21,9 +21,9 @@ use std::rc::Rc;
 use futures_channel::oneshot;
 
 use super::connection::{Connection, Listener, Routes, Started};
-use super::lifecycle::Lifecycle;
+use super::lifecycle::{Lifecycle, Model};
 use crate::web::error::{ClientError, Damaged, Failure, ModelUnavailable};
-use crate::web::protocol::FromEngine;
+use crate::web::protocol::{FromEngine, Task};
 use crate::web::roles::Kind;
 
 /// The index the engine by words last opened, for the full engine to open: the snapshot's bytes as the
@@ -95,6 +95,9 @@ pub(super) struct Engines {
     pub opens_sent: u32,
     /// Why the engine answering last crashed, and the file it was parsing, while none has been started since.
     crash: Option<(String, Option<String>)>,
+    /// The model of the engine answering, or of the full engine coming up behind the engine by words, as
+    /// the page is told it (the one coming up tells it once it takes over, or fails).
+    model: Model,
     /// Whom to tell of the lifecycle (the listener of the last start), and what it was told last.
     listener: Option<Listener>,
     published: Lifecycle,
@@ -112,6 +115,7 @@ thread_local! {
             opened: 0,
             opens_sent: 0,
             crash: None,
+            model: Model::Loading(None),
             listener: None,
             published: Lifecycle::Stopped,
         })
@@ -152,6 +156,9 @@ fn receive(generation: u32, message: FromEngine, payload: Option<js_sys::Uint8Ar
         }),
         FromEngine::Progress { call, progress } => {
             let tell = with(|e| {
+                if progress.task == Task::LoadModel && e.answering_or_next(generation) {
+                    e.model = Model::Loading(Some(progress.clone()));
+                }
                 let connection = e.connection(generation)?;
                 connection.heard(call, &progress).then(|| connection.listener.on_progress.clone())
             });
@@ -159,25 +166,23 @@ fn receive(generation: u32, message: FromEngine, payload: Option<js_sys::Uint8Ar
                 tell(progress);
             }
         }
-        FromEngine::ModelLoaded(news) => {
-            if let Some((news, tell)) = with(|e| e.model_news(generation, news)) {
-                tell(news);
-            }
-        }
+        FromEngine::ModelLoaded(news) => with(|e| e.model_news(generation, news)),
         FromEngine::Crashed(message) => crash(generation, message),
     }
 }
 
-/// The worker of `generation` is gone. The full engine coming up is ended and the page told its model will
-/// not come; the engine answering is ended with its waiting calls told it crashed (the page restarts it
-/// with the index as it was).
+/// The worker of `generation` is gone. The full engine coming up is ended and its model will not come;
+/// the engine answering is ended with its waiting calls told it crashed (the page restarts it with the
+/// index as it was).
 fn crash(generation: u32, message: String) {
-    if let Some(tell) = with(|e| e.crashed(generation, &message)) {
-        tell(Err(ModelUnavailable::EngineStopped(message)));
-    }
+    with(|e| e.crashed(generation, &message))
 }
 
-type TellModel = Rc<dyn Fn(Result<u32, ModelUnavailable>)>;
+/// What the page is told of a model: loaded, with the engine's memory then, or why it is not.
+fn told(news: Result<u32, ModelUnavailable>) -> Model {
+    news.map_or_else(Model::Failed, |engine_memory| Model::Loaded { engine_memory })
+}
+
 type TellLifecycle = Rc<dyn Fn(Lifecycle)>;
 
 impl Engines {
@@ -236,6 +241,7 @@ impl Engines {
         self.starts += 1;
         self.end_all("the engine was restarted");
         self.crash = None;
+        self.model = Model::Loading(None);
         self.listener = Some(listener.clone());
         let (current, started) = self.launch(kind, listener)?;
         self.stage = match kind {
@@ -274,6 +280,7 @@ impl Engines {
         };
         let (connection, started) = self.launch(Kind::Full, listener)?;
         let next = Next { connection, index_opened: false, model_news: None, whole_to_load: None };
+        self.model = Model::Loading(None);
         if let Stage::ByWords { current, opened } = std::mem::replace(&mut self.stage, Stage::Stopped) {
             self.stage = Stage::FullBehind { current, next, opened };
         }
@@ -343,16 +350,22 @@ impl Engines {
     }
 
     /// The full engine coming up has opened the index the page gave it, with its whole snapshot still to
-    /// load when it opened it by its fragments. What to tell the page if it took over or was ended.
-    pub fn next_opened(
-        &mut self,
-        whole_to_load: Option<WholeToLoad>,
-    ) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
+    /// load when it opened it by its fragments; it takes over once its model has loaded.
+    pub fn next_opened(&mut self, whole_to_load: Option<WholeToLoad>) {
         if let Stage::FullBehind { next, .. } = &mut self.stage {
             next.index_opened = true;
             next.whole_to_load = whole_to_load.map(|to_load| WholeSnapshot { to_load, loading: false });
         }
         self.take_over_when_ready()
+    }
+
+    /// The full engine could not be brought up: its model will not come, unless the page was told why
+    /// already (it crashed, or said its model could not be loaded).
+    pub fn full_not_brought_up(&mut self, failure: &Failure) {
+        self.end_next("it could not open the index");
+        if self.full().is_none() && matches!(self.model, Model::Loading(_)) {
+            self.model = Model::Failed(ModelUnavailable::EngineNotStarted(Box::new(failure.clone())));
+        }
     }
 
     /// Where the stages with a full engine keep the whole snapshot it is to load.
@@ -389,11 +402,17 @@ impl Engines {
             Stage::ByWords { current, .. } | Stage::Full { current, .. } if current.is_starting() => {
                 Lifecycle::Starting(current.kind)
             }
-            Stage::ByWords { .. } => Lifecycle::ByWords { full_coming_up: false, by_fragments: false },
-            Stage::FullBehind { next, .. } => {
-                Lifecycle::ByWords { full_coming_up: true, by_fragments: next.whole_to_load.is_some() }
+            Stage::ByWords { .. } => {
+                Lifecycle::ByWords { full_coming_up: false, by_fragments: false, model: self.model.clone() }
             }
-            Stage::Full { whole_to_load, .. } => Lifecycle::Full { by_fragments: whole_to_load.is_some() },
+            Stage::FullBehind { next, .. } => Lifecycle::ByWords {
+                full_coming_up: true,
+                by_fragments: next.whole_to_load.is_some(),
+                model: self.model.clone(),
+            },
+            Stage::Full { whole_to_load, .. } => {
+                Lifecycle::Full { by_fragments: whole_to_load.is_some(), model: self.model.clone() }
+            }
         }
     }
 
@@ -407,44 +426,48 @@ impl Engines {
         Some((now, self.listener.as_ref()?.on_lifecycle.clone()))
     }
 
-    fn model_news(
-        &mut self,
-        generation: u32,
-        news: Result<u32, ModelUnavailable>,
-    ) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
+    /// Whether the worker of `generation` is the engine answering or the full engine coming up.
+    fn answering_or_next(&mut self, generation: u32) -> bool {
+        let is_it = |c: &mut Connection| c.generation == generation;
+        self.current().is_some_and(is_it) || self.next().is_some_and(is_it)
+    }
+
+    /// The model of the worker of `generation` loaded or failed: the engine answering's is the page's now;
+    /// that of the full engine coming up once it takes over (or is ended without one).
+    fn model_news(&mut self, generation: u32, news: Result<u32, ModelUnavailable>) {
         if self.next().is_some_and(|c| c.generation == generation) {
             if let Stage::FullBehind { next, .. } = &mut self.stage {
                 next.model_news = Some(news);
             }
             return self.take_over_when_ready();
         }
-        self.connection(generation).map(|c| (news, c.listener.on_model.clone()))
+        if self.current().is_some_and(|c| c.generation == generation) {
+            self.model = told(news);
+        }
     }
 
     /// Once the full engine coming up has opened the index and heard from its model: with the model loaded
     /// it takes over (calls go to it from now on, and the one it replaces answers what it was asked);
-    /// without, it is ended. Either way the page is to be told.
-    fn take_over_when_ready(&mut self) -> Option<(Result<u32, ModelUnavailable>, TellModel)> {
-        let Stage::FullBehind { next, .. } = &mut self.stage else { return None };
+    /// without, it is ended. Either way the page is told its model's state.
+    fn take_over_when_ready(&mut self) {
+        let Stage::FullBehind { next, .. } = &mut self.stage else { return };
         let failed = next.model_news.as_ref().is_some_and(Result::is_err);
         if !(next.index_opened || failed) {
-            return None;
+            return;
         }
-        let news = next.model_news.take()?;
-        let tell = next.connection.listener.on_model.clone();
+        let Some(news) = next.model_news.take() else { return };
+        self.model = told(news);
         if failed {
-            self.end_next("its model could not be loaded");
-            return Some((news, tell));
+            return self.end_next("its model could not be loaded");
         }
         let Stage::FullBehind { current, next, .. } = std::mem::replace(&mut self.stage, Stage::Stopped) else {
-            return None;
+            return;
         };
         self.stage = Stage::Full { current: next.connection, whole_to_load: next.whole_to_load };
         if let Some(replaced) = self.retiring.replace(current) {
             replaced.end("it was replaced");
         }
         self.retire_when_idle();
-        Some((news, tell))
     }
 
     fn retire_when_idle(&mut self) {
@@ -455,18 +478,19 @@ impl Engines {
         }
     }
 
-    /// The worker of `generation` crashed: see [`crash`]. Whom to tell that the model will not come.
-    fn crashed(&mut self, generation: u32, message: &str) -> Option<TellModel> {
+    /// The worker of `generation` crashed: see [`crash`].
+    fn crashed(&mut self, generation: u32, message: &str) {
         if self.retiring.as_ref().is_some_and(|c| c.generation == generation) {
-            self.retiring.take()?.end(message);
-            return None;
+            if let Some(retiring) = self.retiring.take() {
+                retiring.end(message);
+            }
+            return;
         }
         match std::mem::replace(&mut self.stage, Stage::Stopped) {
             Stage::FullBehind { current, next, opened } if next.connection.generation == generation => {
-                let tell = next.connection.listener.on_model.clone();
                 next.connection.end(message);
+                self.model = Model::Failed(ModelUnavailable::EngineStopped(message.to_string()));
                 self.stage = Stage::ByWords { current, opened };
-                Some(tell)
             }
             stage => {
                 self.stage = stage;
@@ -476,7 +500,6 @@ impl Engines {
                     self.end_all(message);
                     self.crash = Some((message.to_string(), parsing));
                 }
-                None
             }
         }
     }

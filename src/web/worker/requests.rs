@@ -8,7 +8,7 @@
 use crate::embed::TextEmbedder;
 use crate::graph::overview::Overview;
 use crate::retrieve::Method;
-use crate::store::DocumentOutline;
+use crate::store::{DocumentOutline, SnapshotSink};
 use crate::web::calls::{
     AddNodeVectors, AssistReply, Evaluate, Export, GraphOverview, Open, OpenFragments, OpenSaved, Outline, Query, Save,
     Serve, Snapshot, StartAssist, Update, Updated, refuse,
@@ -26,12 +26,14 @@ pub(super) struct Full;
 /// The engine that answers by words while the full one loads (the page's own module).
 pub(super) struct ByWords;
 
-fn snapshot() -> Result<Vec<u8>, EngineError> {
-    with_index(|index| index.to_snapshot().map_err(|e| EngineError::Export(e.to_string())))
+/// The index's snapshot, written into `sink`: a buffer here to save, the page's own for an export.
+fn snapshot<S: SnapshotSink>(mut sink: S) -> Result<S, EngineError> {
+    with_index(|index| index.write_snapshot(&mut sink).map_err(|e| EngineError::Export(e.to_string())))?;
+    Ok(sink)
 }
 
 async fn save() -> Result<(), EngineError> {
-    storage::save(&snapshot()?).await.map_err(EngineError::Storage)
+    storage::save(&snapshot(Vec::new())?).await.map_err(EngineError::Storage)
 }
 
 /// What the saved index is called in messages.
@@ -53,7 +55,7 @@ impl EitherEngine for ByWords {}
 
 impl<E: EitherEngine> Serve<Export> for E {
     async fn serve(_: Export) -> Result<Snapshot, EngineError> {
-        snapshot().map(|bytes| Snapshot::new(&bytes))
+        snapshot(Snapshot(js_sys::Uint8Array::new_with_length(0)))
     }
 }
 
