@@ -46,14 +46,12 @@ impl Default for Analyzer {
 
 impl Analyzer {
     /// The analyzer of `language`: English keeps its own list; the other Snowball languages take NLTK's
-    /// (the `stop-words` crate, pinned by Cargo.lock like every dependency, and part of
-    /// `store::pipeline::REVISION`'s meaning); the languages without spaces stop nothing.
+    /// (`nltk_stop_list`, part of `store::pipeline::REVISION`'s meaning); the languages without spaces stop
+    /// nothing.
     pub fn new(language: Language) -> Self {
-        let (algorithm, nltk) = snowball(language);
-        let mut stop_words: Vec<&'static str> = match (language, nltk) {
-            (Language::English, _) => STOP_WORDS.to_vec(),
-            (_, Some(code)) => stop_words::lookup(code).map(<[&str]>::to_vec).unwrap_or_default(),
-            (_, None) => Vec::new(),
+        let mut stop_words: Vec<&'static str> = match language {
+            Language::English => STOP_WORDS.to_vec(),
+            _ => nltk_stop_list(language).lines().filter(|word| !word.is_empty()).collect(),
         };
         stop_words.sort_unstable();
         stop_words.dedup();
@@ -65,7 +63,7 @@ impl Analyzer {
             ],
             _ => &[],
         };
-        Analyzer { stemmer: algorithm.map(Stemmer::create), elided, stop_words }
+        Analyzer { stemmer: snowball(language).map(Stemmer::create), elided, stop_words }
     }
 
     /// Index terms of `text`, in order, duplicates kept.
@@ -141,31 +139,58 @@ impl Analyzers {
     }
 }
 
-/// The Snowball stemmer of a language, and the code of its NLTK stop list.
-fn snowball(language: Language) -> (Option<Algorithm>, Option<&'static str>) {
+/// The Snowball stemmer of a language.
+fn snowball(language: Language) -> Option<Algorithm> {
     use Language::*;
-    let (algorithm, code) = match language {
-        English => (Algorithm::English, "en"),
-        German => (Algorithm::German, "de"),
-        French => (Algorithm::French, "fr"),
-        Spanish => (Algorithm::Spanish, "es"),
-        Italian => (Algorithm::Italian, "it"),
-        Portuguese => (Algorithm::Portuguese, "pt"),
-        Dutch => (Algorithm::Dutch, "nl"),
-        Swedish => (Algorithm::Swedish, "sv"),
-        Norwegian => (Algorithm::Norwegian, "no"),
-        Danish => (Algorithm::Danish, "da"),
-        Finnish => (Algorithm::Finnish, "fi"),
-        Russian => (Algorithm::Russian, "ru"),
-        Hungarian => (Algorithm::Hungarian, "hu"),
-        Romanian => (Algorithm::Romanian, "ro"),
-        Turkish => (Algorithm::Turkish, "tr"),
-        Greek => (Algorithm::Greek, "el"),
-        Arabic => (Algorithm::Arabic, "ar"),
-        Tamil => (Algorithm::Tamil, "ta"),
-        Chinese | Japanese | Korean | Thai | Other => return (None, None),
-    };
-    (Some(algorithm), Some(code))
+    Some(match language {
+        English => Algorithm::English,
+        German => Algorithm::German,
+        French => Algorithm::French,
+        Spanish => Algorithm::Spanish,
+        Italian => Algorithm::Italian,
+        Portuguese => Algorithm::Portuguese,
+        Dutch => Algorithm::Dutch,
+        Swedish => Algorithm::Swedish,
+        Norwegian => Algorithm::Norwegian,
+        Danish => Algorithm::Danish,
+        Finnish => Algorithm::Finnish,
+        Russian => Algorithm::Russian,
+        Hungarian => Algorithm::Hungarian,
+        Romanian => Algorithm::Romanian,
+        Turkish => Algorithm::Turkish,
+        Greek => Algorithm::Greek,
+        Arabic => Algorithm::Arabic,
+        Tamil => Algorithm::Tamil,
+        Chinese | Japanese | Korean | Thai | Other => return None,
+    })
+}
+
+/// NLTK's stop list of a Snowball language other than English, a word a line (empty for the others). The
+/// lists are the `stop-words` crate's, copied (src/analyzer/nltk/README; a test holds them equal): the crate
+/// looks a list up by its code at run time, so every module linked all 33 of its lists, about 120 kB of the
+/// site search's module in the 16 no analyzer uses.
+fn nltk_stop_list(language: Language) -> &'static str {
+    use Language::*;
+    match language {
+        German => include_str!("analyzer/nltk/de.txt"),
+        French => include_str!("analyzer/nltk/fr.txt"),
+        Spanish => include_str!("analyzer/nltk/es.txt"),
+        Italian => include_str!("analyzer/nltk/it.txt"),
+        Portuguese => include_str!("analyzer/nltk/pt.txt"),
+        Dutch => include_str!("analyzer/nltk/nl.txt"),
+        Swedish => include_str!("analyzer/nltk/sv.txt"),
+        Norwegian => include_str!("analyzer/nltk/no.txt"),
+        Danish => include_str!("analyzer/nltk/da.txt"),
+        Finnish => include_str!("analyzer/nltk/fi.txt"),
+        Russian => include_str!("analyzer/nltk/ru.txt"),
+        Hungarian => include_str!("analyzer/nltk/hu.txt"),
+        Romanian => include_str!("analyzer/nltk/ro.txt"),
+        Turkish => include_str!("analyzer/nltk/tr.txt"),
+        Greek => include_str!("analyzer/nltk/el.txt"),
+        Arabic => include_str!("analyzer/nltk/ar.txt"),
+        Tamil => include_str!("analyzer/nltk/ta.txt"),
+        English | Chinese | Japanese | Korean | Thai | Other => "",
+    }
 }
 
 /// Whether a segmented word is of a script written without spaces between words: Han, Hiragana, Katakana,
@@ -217,6 +242,34 @@ mod tests {
     #[test]
     fn stop_list_is_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn each_copied_stop_list_is_the_stop_words_crates() {
+        for language in [
+            Language::German,
+            Language::French,
+            Language::Spanish,
+            Language::Italian,
+            Language::Portuguese,
+            Language::Dutch,
+            Language::Swedish,
+            Language::Norwegian,
+            Language::Danish,
+            Language::Finnish,
+            Language::Russian,
+            Language::Hungarian,
+            Language::Romanian,
+            Language::Turkish,
+            Language::Greek,
+            Language::Arabic,
+            Language::Tamil,
+        ] {
+            let copied: Vec<&str> = nltk_stop_list(language).lines().filter(|word| !word.is_empty()).collect();
+            let crates = stop_words::lookup(language.code()).unwrap_or_else(|| panic!("{language:?}"));
+            assert!(copied.len() > 20, "{language:?}");
+            assert_eq!(copied, crates, "{language:?}");
+        }
     }
 
     #[test]
