@@ -46,12 +46,12 @@ impl Default for Analyzer {
 
 impl Analyzer {
     /// The analyzer of `language`: English keeps its own list; the other Snowball languages take NLTK's
-    /// (`nltk_stop_list`, part of `store::pipeline::REVISION`'s meaning); the languages without spaces stop
+    /// (`nltk_stop_words`, part of `store::pipeline::REVISION`'s meaning); the languages without spaces stop
     /// nothing.
     pub fn new(language: Language) -> Self {
         let mut stop_words: Vec<&'static str> = match language {
             Language::English => STOP_WORDS.to_vec(),
-            _ => nltk_stop_list(language).lines().filter(|word| !word.is_empty()).collect(),
+            _ => nltk_stop_words(language).collect(),
         };
         stop_words.sort_unstable();
         stop_words.dedup();
@@ -165,13 +165,13 @@ fn snowball(language: Language) -> Option<Algorithm> {
     })
 }
 
-/// NLTK's stop list of a Snowball language other than English, a word a line (empty for the others). The
-/// lists are the `stop-words` crate's, copied (src/analyzer/nltk/README; a test holds them equal): the crate
+/// NLTK's stop words of a Snowball language other than English (none for the others). The lists are the
+/// `stop-words` crate's, copied (src/analyzer/nltk/README; a test holds them equal): the crate
 /// looks a list up by its code at run time, so every module linked all 33 of its lists, about 120 kB of the
 /// site search's module in the 16 no analyzer uses.
-fn nltk_stop_list(language: Language) -> &'static str {
+fn nltk_stop_words(language: Language) -> impl Iterator<Item = &'static str> {
     use Language::*;
-    match language {
+    let list = match language {
         German => include_str!("analyzer/nltk/de.txt"),
         French => include_str!("analyzer/nltk/fr.txt"),
         Spanish => include_str!("analyzer/nltk/es.txt"),
@@ -190,7 +190,9 @@ fn nltk_stop_list(language: Language) -> &'static str {
         Arabic => include_str!("analyzer/nltk/ar.txt"),
         Tamil => include_str!("analyzer/nltk/ta.txt"),
         English | Chinese | Japanese | Korean | Thai | Other => "",
-    }
+    };
+    // A word a line, as the crate reads them.
+    list.lines().filter(|word| !word.is_empty())
 }
 
 /// Whether a segmented word is of a script written without spaces between words: Han, Hiragana, Katakana,
@@ -265,7 +267,7 @@ mod tests {
             Language::Arabic,
             Language::Tamil,
         ] {
-            let copied: Vec<&str> = nltk_stop_list(language).lines().filter(|word| !word.is_empty()).collect();
+            let copied: Vec<&str> = nltk_stop_words(language).collect();
             let crates = stop_words::lookup(language.code()).unwrap_or_else(|| panic!("{language:?}"));
             assert!(copied.len() > 20, "{language:?}");
             assert_eq!(copied, crates, "{language:?}");

@@ -71,7 +71,9 @@ impl<S: SnapshotSink> Flavor for Pieces<'_, S> {
     }
 
     fn finalize(mut self) -> postcard::Result<Self::Output> {
-        self.flush();
+        if !self.piece.is_empty() {
+            self.flush();
+        }
         Ok((self.checksum.finalize(), self.offset))
     }
 }
