@@ -17,11 +17,30 @@ pub(super) fn sibling(output: &Path, suffix: &str) -> PathBuf {
     output.with_file_name(name)
 }
 
+/// How hard a `.gz` copy is squeezed.
+#[derive(Clone, Copy)]
+pub(super) enum Gzip {
+    /// flate2's best: for the many files of a site.
+    Best,
+    /// Zopfli's: for the few every visitor fetches first, a hundred times slower.
+    Smallest,
+}
+
 /// `path.gz` and `path.br` for `bytes`, each only where it is smaller.
-pub(super) fn precompress(path: &Path, bytes: &[u8]) -> CliResult {
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(bytes).with_context(named(path))?;
-    let gzip = gzip.finish().with_context(named(path))?;
+pub(super) fn precompress(path: &Path, bytes: &[u8], squeeze: Gzip) -> CliResult {
+    let gzip = match squeeze {
+        Gzip::Best => {
+            let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gzip.write_all(bytes).with_context(named(path))?;
+            gzip.finish().with_context(named(path))?
+        }
+        Gzip::Smallest => {
+            let mut gzip = Vec::new();
+            zopfli::compress(zopfli::Options::default(), zopfli::Format::Gzip, bytes, &mut gzip)
+                .with_context(named(path))?;
+            gzip
+        }
+    };
     let mut brotli = Vec::new();
     {
         let mut writer = brotli::CompressorWriter::new(&mut brotli, 1 << 16, BROTLI_QUALITY, 22);

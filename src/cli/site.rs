@@ -333,7 +333,8 @@ fn print_first_visit(output: &Path, SiteFiles { listed: files, fragments }: &Sit
     );
     let centroids = compressed_sizes(output, &format!("{FRAGMENTS}/{CENTROIDS}"))[1] * 1e3;
     println!(
-        "answers by meaning come, once the engine's module and the model have loaded, from the centroids ({centroids:.0} kB gzipped) and the partitions of each question's nearest centroids ({:.1} kB each, median, gzipped; about {PROBED_VECTORS} vectors scanned), before the whole index ({:.1} MB gzipped) has loaded",
+        "answers by meaning come, once the engine's module and the model have loaded, from the groups' centroids ({centroids:.0} kB gzipped), the centroids of each question's nearest groups ({:.1} kB each, median, gzipped) and the partitions of its nearest centroids ({:.1} kB each; about {PROBED_VECTORS} vectors scanned), before the whole index ({:.1} MB gzipped) has loaded",
+        median("centroids/"),
         median("vectors/"),
         compressed_sizes(output, SNAPSHOT)[1],
     );

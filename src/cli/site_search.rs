@@ -5,7 +5,8 @@
 //! page. A page of the site gets the search box with a `<div>` and a `<script>`.
 //!
 //! The bundle is written beside its place and moved in whole: a failed run leaves the previous bundle, or
-//! none, never half of one.
+//! none, never half of one. It keeps the whole index too (`index.quire`), so that the next run, after the
+//! site is built again, embeds only the texts that changed.
 
 use std::path::{Path, PathBuf};
 
@@ -15,11 +16,11 @@ use quire::store::fragments::{self, LEXICON, Sizes};
 use quire::store::pipeline::Base;
 use quire::store::{IndexSettings, IndexedCorpus, Vectors};
 
-use super::compressed::{compressed_sizes, sibling};
+use super::compressed::{Gzip, compressed_sizes, sibling};
 use super::files::{collect_files, read_file};
 use super::indexing;
-use super::shared::{CliResult, Models, named};
-use super::staging::{is_empty_folder, remove_if_present, replace, write_with_copies};
+use super::shared::{CliResult, Models, load_snapshot, named};
+use super::staging::{is_empty_folder, remove_if_present, replace, write_squeezed, write_with_copies};
 
 /// The bundle's folder inside the site, unless `--output` names another.
 pub const BUNDLE: &str = "quire";
@@ -27,6 +28,8 @@ pub const BUNDLE: &str = "quire";
 const MARKER: &str = "quire-search.json";
 /// The fragments, inside the bundle.
 const INDEX: &str = "index";
+/// The whole index, whose vectors the next run reuses.
+const WHOLE_INDEX: &str = "index.quire";
 /// The search module's files in the app's build (www/index.html: the module at the root, its script and
 /// style under `search/`), and where they lie in the bundle.
 const MODULE_FILES: [(&str, &str); 4] = [
@@ -48,7 +51,8 @@ pub fn run(model: &Option<PathBuf>, site: &Path, output: Option<&Path>, app: &Pa
     let output = output.map_or_else(|| site.join(BUNDLE), Path::to_path_buf);
     check_target(&output)?;
     let mut models = Models::new(model);
-    let index = index_pages(&mut models, site, &output)?;
+    let previous = previous_index(&output);
+    let index = index_pages(&mut models, site, &output, previous.as_ref())?;
     let snapshot = index.to_snapshot()?;
     let title = title.map(String::from).unwrap_or_else(|| folder_name(site));
     let staging = sibling(&output, "partial");
@@ -88,10 +92,27 @@ fn check_target(output: &Path) -> CliResult {
     Ok(())
 }
 
+/// The whole index the bundle in `output` keeps from the run before, if it has one that can be read; one
+/// that cannot is only not reused.
+fn previous_index(output: &Path) -> Option<IndexedCorpus> {
+    let path = output.join(WHOLE_INDEX);
+    if !output.join(MARKER).is_file() || !path.is_file() {
+        return None;
+    }
+    load_snapshot(&path)
+        .inspect_err(|failure| eprintln!("note: {failure:#}: not reused, every page is embedded again"))
+        .ok()
+}
+
 /// The index of the site's pages: its HTML files, each named by its path inside the site, the bundle's
 /// own folder left out (a site generator's other outputs, its sources copied as text, its search index
-/// in JSON or JavaScript, are not pages).
-fn index_pages(models: &mut Models, site: &Path, output: &Path) -> anyhow::Result<IndexedCorpus> {
+/// in JSON or JavaScript, are not pages); the texts `previous` embedded are not embedded again.
+fn index_pages(
+    models: &mut Models,
+    site: &Path,
+    output: &Path,
+    previous: Option<&IndexedCorpus>,
+) -> anyhow::Result<IndexedCorpus> {
     let bundle = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     let is_page = |path: &PathBuf| {
         let html = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
@@ -109,7 +130,7 @@ fn index_pages(models: &mut Models, site: &Path, output: &Path) -> anyhow::Resul
     let inputs = files.into_iter().map(|file| file.and_then(|path| read_file(&path, Some(site), limit)));
     // The site search embeds no question: its vectors are the query table's, trained toward MiniLM's.
     let (settings, model) = (IndexSettings::default(), Some(EmbeddingModel::MiniLm));
-    let base = Base::Fresh { settings, reuse_vectors_of: None, vectors: Vectors::Chunks, model };
+    let base = Base::Fresh { settings, reuse_vectors_of: previous, vectors: Vectors::Chunks, model };
     let outcome = indexing::run_on(models, base, inputs, count)?;
     outcome.index.context("no page of the site could be indexed")
 }
@@ -124,9 +145,13 @@ fn write_bundle(
     for (path, bytes) in fragments::split(index, snapshot, Sizes::SEARCH)? {
         write_with_copies(dir, &format!("{INDEX}/{path}"), &bytes)?;
     }
+    // Every visitor fetches these before a first answer.
     for (name, bytes) in module {
-        write_with_copies(dir, name, bytes)?;
+        write_squeezed(dir, name, bytes, Gzip::Smallest)?;
     }
+    // Not a visitor's download (no compressed copies): the next run's vectors.
+    let whole = dir.join(WHOLE_INDEX);
+    std::fs::write(&whole, snapshot).with_context(named(&whole))?;
     let page = SEARCH_PAGE_TEMPLATE.replace("__QUIRE_SITE_TITLE__", &escape_html(title));
     write_with_copies(dir, SEARCH_PAGE, page.as_bytes())?;
     let marker = serde_json::json!({ "written_by": "quire site --built", "pages": index.corpus().documents.len() });

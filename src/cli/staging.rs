@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::compressed::{precompress, sibling};
+use super::compressed::{Gzip, precompress, sibling};
 use super::shared::{CliResult, named};
 
 /// Whether `dir` is a folder with nothing in it.
@@ -24,12 +24,17 @@ pub(super) fn remove_if_present(dir: &Path) -> CliResult {
 
 /// Writes `bytes` as `name` (a `/`-separated path) inside `dir`, with its precompressed copies.
 pub(super) fn write_with_copies(dir: &Path, name: &str, bytes: &[u8]) -> CliResult {
+    write_squeezed(dir, name, bytes, Gzip::Best)
+}
+
+/// [`write_with_copies`], its `.gz` copy squeezed as `squeeze` says.
+pub(super) fn write_squeezed(dir: &Path, name: &str, bytes: &[u8], squeeze: Gzip) -> CliResult {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).with_context(named(parent))?;
     }
     std::fs::write(&path, bytes).with_context(named(&path))?;
-    precompress(&path, bytes)
+    precompress(&path, bytes, squeeze)
 }
 
 /// Puts `staging` where `output` was: the old folder moves aside first and goes only once the new one is

@@ -144,8 +144,14 @@ impl Bm25Index {
     }
 
     /// What scoring reads besides a term's postings.
-    pub fn lengths(&self) -> TextLengths<'_> {
-        TextLengths { of_text: &self.doc_lengths, average: self.average_length }
+    pub fn lengths(&self) -> TextLengths<impl Fn(u32) -> u32 + '_> {
+        let of_text = |text: u32| self.doc_lengths[text as usize];
+        TextLengths { texts: self.doc_lengths.len(), of_text, average: self.average_length }
+    }
+
+    /// Every indexed text's analyzed length, by row.
+    pub fn text_lengths(&self) -> &[u32] {
+        &self.doc_lengths
     }
 }
 
@@ -166,24 +172,27 @@ pub fn query_terms(query: &str, languages: &[Language]) -> Vec<String> {
 }
 
 /// The analyzed length of every indexed text and their average: with a term's postings, all BM25 reads.
-/// An index split for a static host (`store::fragments`) keeps them whole and scores with them as the
-/// whole index does, so both give the same scores to the bit.
+/// An index split for a static host (`store::fragments`) carries each text's length in its postings and
+/// scores with them as the whole index does, so both give the same scores to the bit.
 #[derive(Clone, Copy, Debug)]
-pub struct TextLengths<'a> {
-    pub of_text: &'a [u32],
+pub struct TextLengths<F> {
+    /// How many texts are indexed.
+    pub texts: usize,
+    /// The length of a text in the postings scored.
+    pub of_text: F,
     pub average: f32,
 }
 
-impl TextLengths<'_> {
+impl<F: Fn(u32) -> u32> TextLengths<F> {
     /// The score of every text in the postings of the query's terms, added in the order they come.
     pub fn scores<'p>(self, params: Bm25Params, terms: impl IntoIterator<Item = &'p [Posting]>) -> HashMap<u32, f32> {
         let Bm25Params { k1, b } = params;
         let mut scores: HashMap<u32, f32> = HashMap::new();
         for postings in terms {
-            let idf = idf(self.of_text.len(), postings.len());
+            let idf = idf(self.texts, postings.len());
             for posting in postings {
                 let tf = posting.tf as f32;
-                let length_ratio = self.of_text[posting.doc as usize] as f32 / self.average.max(f32::EPSILON);
+                let length_ratio = (self.of_text)(posting.doc) as f32 / self.average.max(f32::EPSILON);
                 let saturation = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * length_ratio));
                 *scores.entry(posting.doc).or_default() += idf * saturation;
             }

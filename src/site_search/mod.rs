@@ -27,6 +27,25 @@ use crate::store::fragments::{Fragment, FragmentError, FragmentedIndex, LEXICON,
 pub trait Fetcher {
     /// `url`'s bytes; `revalidated`, from the server or from a copy the cache has confirmed with it.
     fn bytes(&self, url: &str, revalidated: bool) -> impl Future<Output = Result<Vec<u8>, String>>;
+
+    /// `url`'s bytes as [`Self::bytes`] gives them, and how many bytes crossed the network for them: where
+    /// it can, from the gzipped copy beside it (`quire site` writes one), inflated.
+    fn inflated(&self, url: &str, revalidated: bool) -> impl Future<Output = Result<(Vec<u8>, usize), String>> {
+        async move { self.bytes(url, revalidated).await.map(counted) }
+    }
+}
+
+/// Bytes fetched as they are, and their count.
+pub fn counted(bytes: Vec<u8>) -> (Vec<u8>, usize) {
+    let count = bytes.len();
+    (bytes, count)
+}
+
+/// Whether a fragment is fetched from its gzipped copy: the text runs and the lexicon, half their size
+/// gzipped, and the centroids; not the term buckets and partitions, whose codes gzip hardly shrinks (and
+/// whose small files may have no copy).
+fn fetched_gzipped(fragment: Fragment) -> bool {
+    matches!(fragment, Fragment::Texts(_) | Fragment::Centroids | Fragment::CentroidGroup(_))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,10 +73,10 @@ impl<F: Fetcher> SiteIndex<F> {
         let url = format!("{folder}/{LEXICON}");
         // The lexicon names the index every other part must belong to: never a copy the browser's cache
         // kept from an earlier build of the site.
-        let lexicon = fetcher.bytes(&url, true).await.map_err(SearchError::Fetch)?;
+        let (lexicon, transferred) = fetcher.inflated(&url, true).await.map_err(SearchError::Fetch)?;
         let mut index = FragmentedIndex::open(&lexicon).map_err(|reason| SearchError::Fragment { url, reason })?;
         index.probe(SEARCH_PROBED_VECTORS);
-        let (folder, index, fetched_bytes) = (folder.to_string(), RefCell::new(index), Cell::new(lexicon.len()));
+        let (folder, index, fetched_bytes) = (folder.to_string(), RefCell::new(index), Cell::new(transferred));
         Ok(Self { fetcher, folder, index, fetched_bytes })
     }
 
@@ -75,8 +94,9 @@ impl<F: Fetcher> SiteIndex<F> {
         };
         let query = Query::new(question, &vector);
         if query.has_vector() {
-            // The centroids, then the partitions they point the question to.
-            for _ in 0..2 {
+            // The groups' centroids, then the groups they point the question to, then those groups'
+            // partitions it is nearest.
+            for _ in 0..3 {
                 self.fetch(|index| index.missing_for_meaning(query.vector)).await?;
             }
         }
@@ -92,9 +112,16 @@ impl<F: Fetcher> SiteIndex<F> {
     async fn fetch(&self, missing: impl FnOnce(&FragmentedIndex) -> Vec<Fragment>) -> Result<(), SearchError> {
         let wanted = missing(&self.index.borrow());
         let urls: Vec<String> = wanted.iter().map(|fragment| format!("{}/{}", self.folder, fragment.path())).collect();
-        let fetched = futures_util::future::join_all(urls.iter().map(|url| self.fetcher.bytes(url, false))).await;
-        for ((fragment, url), bytes) in wanted.into_iter().zip(urls).zip(fetched) {
-            let bytes = bytes.map_err(SearchError::Fetch)?;
+        let fetched = futures_util::future::join_all(wanted.iter().zip(&urls).map(|(&fragment, url)| async move {
+            match fetched_gzipped(fragment) {
+                true => self.fetcher.inflated(url, false).await,
+                false => self.fetcher.bytes(url, false).await.map(counted),
+            }
+        }))
+        .await;
+        for ((fragment, url), fetched) in wanted.into_iter().zip(urls).zip(fetched) {
+            let (bytes, transferred) = fetched.map_err(SearchError::Fetch)?;
+            self.fetched_bytes.set(self.fetched_bytes.get() + transferred);
             self.take_in(fragment, bytes, url).await?;
         }
         Ok(())
@@ -103,7 +130,6 @@ impl<F: Fetcher> SiteIndex<F> {
     /// Takes `bytes` of `fragment` in; a part of another index (a copy a cache kept from an earlier build of
     /// the site) is fetched again, confirmed with the server.
     async fn take_in(&self, fragment: Fragment, bytes: Vec<u8>, url: String) -> Result<(), SearchError> {
-        self.fetched_bytes.set(self.fetched_bytes.get() + bytes.len());
         // Each borrow ends with its statement: never held across the fetch, while other questions run.
         let added = self.index.borrow_mut().add_except_graph(fragment, &bytes);
         let added = match added {

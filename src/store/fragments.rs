@@ -1,9 +1,11 @@
 //! An index split for a static host, as Pagefind splits a site's search: what answering by words reads, in
-//! files a visitor fetches only as questions need them. The *lexicon* is whole: the corpus's summary, the
-//! document table, each document's first chunk, the copied passages and the length of every text BM25
-//! indexed. BM25's postings lie in *term buckets*, by a hash of the term (`terms`); the chunks' texts and
-//! labels lie in *text runs* of about 4 kB ([`Sizes`]), in document order. The *graph* the node-set join and
-//! the community retriever read is whole too, fetched once (`graph`), its community summaries' postings in
+//! files a visitor fetches only as questions need them. The *lexicon* is whole, and a few bytes a document:
+//! the corpus's summary, each document's and text run's count of chunks, the copied passages and BM25's
+//! statistics. BM25's postings lie in *term buckets*, by a hash of the term (`terms`), each posting with its
+//! text's length; the chunks' texts and labels lie in *text runs* of about 4 kB ([`Sizes`]), in document
+//! order, with the sources and titles of the documents they lie in. The *documents* (every source and
+//! title) are a file of their own, for the page that lists them. The *graph* the node-set join and the
+//! community retriever read is whole too, fetched once (`graph`), its community summaries' postings in
 //! buckets of their own. A question fetches the lexicon and the graph once, then the buckets its terms hash
 //! to and the runs its results lie in: kilobytes, where the whole index is megabytes. The full engine also
 //! answers by meaning from them: the chunks' vectors lie in partitions found by their centroids (`vectors`).
@@ -35,14 +37,16 @@ pub use graph::FragmentGraph;
 use graph::StoredGraph;
 use terms::{SplitBm25, TermBucket};
 pub use vectors::{CENTROIDS, PROBED_VECTORS};
-use vectors::{Centroids, Partition};
+use vectors::{Centroids, Group, Partition};
 
 /// The lexicon's file name, inside the folder of the fragments.
 pub const LEXICON: &str = "lexicon.bin";
+/// Every document's source, title and language, for a page that lists them all.
+pub const DOCUMENTS: &str = "documents.bin";
 /// The graph's file name, inside the folder of the fragments.
 pub const GRAPH: &str = "graph.bin";
 const MAGIC: &[u8; 8] = b"QUIREFRG";
-const FORMAT_VERSION: u32 = 5;
+const FORMAT_VERSION: u32 = 6;
 const HEADER_LEN: usize = 8 + 4 + 16 + 32;
 
 /// How large the parts are, about, before compression.
@@ -65,9 +69,10 @@ impl Default for Sizes {
 
 impl Sizes {
     /// A built site's search (`quire site --built`), whose every question counts its bytes: buckets of about
-    /// 2 kB, so a question of five terms fetches about 10 kB of postings and table rows; runs of about 1 kB,
-    /// since it shows only each page's best passage; partitions of about 4 kB, scanned a few at a time.
-    pub const SEARCH: Sizes = Sizes { bucket_bytes: 2 * 1024, text_run_bytes: 1024, partition_bytes: 4 * 1024 };
+    /// 1 kB, so a question of ten terms fetches about 10 kB of postings and table rows (a term's row is 196
+    /// bytes: a bucket holds a few terms); runs of about 1 kB, since it shows only each page's best
+    /// passage; partitions of about 4 kB, scanned a few at a time.
+    pub const SEARCH: Sizes = Sizes { bucket_bytes: 1024, text_run_bytes: 1024, partition_bytes: 4 * 1024 };
 }
 
 /// How many chunk vectors a built site's search scans per question by meaning: the partitions of its
@@ -111,7 +116,11 @@ impl FragmentError {
 pub enum Fragment {
     Terms(u32),
     Texts(u32),
+    /// Every document's source, title and language.
+    Documents,
     Centroids,
+    /// A group's partitions' centroids.
+    CentroidGroup(u32),
     Vectors(u32),
     Graph,
     Summaries(u32),
@@ -126,6 +135,7 @@ impl Fragment {
         };
         match path {
             CENTROIDS => Some(Fragment::Centroids),
+            DOCUMENTS => Some(Fragment::Documents),
             GRAPH => Some(Fragment::Graph),
             _ => {
                 let (folder, rest) = path.split_once('/')?;
@@ -133,6 +143,7 @@ impl Fragment {
                     "terms" => number(rest, 16).map(Fragment::Terms),
                     "texts" => number(rest, 10).map(Fragment::Texts),
                     "vectors" => number(rest, 16).map(Fragment::Vectors),
+                    "centroids" => number(rest, 16).map(Fragment::CentroidGroup),
                     "summaries" => number(rest, 16).map(Fragment::Summaries),
                     _ => None,
                 }
@@ -146,6 +157,8 @@ impl Fragment {
             Fragment::Terms(bucket) => format!("terms/{bucket:03x}.bin"),
             Fragment::Texts(run) => format!("texts/{run}.bin"),
             Fragment::Centroids => CENTROIDS.to_string(),
+            Fragment::Documents => DOCUMENTS.to_string(),
+            Fragment::CentroidGroup(group) => format!("centroids/{group:03x}.bin"),
             Fragment::Vectors(partition) => format!("vectors/{partition:03x}.bin"),
             Fragment::Graph => GRAPH.to_string(),
             Fragment::Summaries(bucket) => format!("summaries/{bucket:03x}.bin"),
@@ -156,17 +169,30 @@ impl Fragment {
 #[derive(Serialize, Deserialize)]
 struct Lexicon {
     summary: CorpusSummary,
-    /// Every document as (source, title), in index order.
-    documents: Vec<(String, String)>,
-    /// Each document's language, in index order: what its excerpts are marked by.
-    languages: Vec<Language>,
-    /// Each document's first chunk: a document's chunks are contiguous and in document order.
-    first_chunks: Vec<ChunkId>,
+    /// Each document's count of chunks: a document's chunks are contiguous and in document order. (Not
+    /// their sources and titles: those of the documents a text run holds travel with it, so that the
+    /// lexicon stays a few bytes a document.)
+    document_chunks: Vec<u32>,
     /// Each original passage with its copies (`corpus::copies`).
     copies: Vec<(ChunkId, Vec<ChunkId>)>,
     bm25: SplitBm25,
-    /// Each text run's first chunk.
-    text_runs: Vec<ChunkId>,
+    /// Each text run's count of chunks.
+    text_runs: Vec<u32>,
+}
+
+/// Every document as (source, title), and each one's language, in index order.
+#[derive(Serialize, Deserialize)]
+struct StoredDocuments {
+    documents: Vec<(String, String)>,
+    languages: Vec<Language>,
+}
+
+/// What a result shows of a document: its source, title and language (what its excerpts are marked by).
+#[derive(Clone, Serialize, Deserialize)]
+struct RunDocument {
+    source: String,
+    title: String,
+    language: Language,
 }
 
 /// What a result shows of a chunk, less its document's source and title (the lexicon's).
@@ -178,9 +204,11 @@ struct StoredView {
     text: String,
 }
 
+/// A run of chunks' views, with the documents they lie in, from the first chunk's to the last's.
 #[derive(Serialize, Deserialize)]
 struct TextRun {
     run: u32,
+    documents: Vec<RunDocument>,
     views: Vec<StoredView>,
 }
 
@@ -202,22 +230,32 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         }
         run_bytes += view.text.len() + view.label.len();
     }
+    let documents = (0..corpus.documents.len() as DocId).map(|d| corpus.document_chunks(d).len() as u32).collect();
+    let run_ends = text_runs.iter().skip(1).copied().chain(std::iter::once(chunks as ChunkId));
     let lexicon = Lexicon {
         summary: index.summary(),
-        documents: corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
-        languages: corpus.documents.iter().map(|d| d.language).collect(),
-        first_chunks: (0..corpus.documents.len() as DocId).map(|d| corpus.document_chunks(d).start).collect(),
+        document_chunks: documents,
         copies: index.copies().originals().map(|(original, copies)| (original, copies.to_vec())).collect(),
         bm25,
-        text_runs: text_runs.clone(),
+        text_runs: text_runs.iter().zip(run_ends).map(|(first, end)| end - first).collect(),
     };
     let mut files = vec![(LEXICON.to_string(), encode(&id, &lexicon)?)];
+    let listed = StoredDocuments {
+        documents: corpus.documents.iter().map(|d| (d.source.clone(), d.title.clone())).collect(),
+        languages: corpus.documents.iter().map(|d| d.language).collect(),
+    };
+    files.push((DOCUMENTS.to_string(), encode(&id, &listed)?));
     for bucket in by_bucket {
         files.push((Fragment::Terms(bucket.bucket).path(), encode(&id, &bucket)?));
     }
     for (run, &first) in text_runs.iter().enumerate() {
         let end = text_runs.get(run + 1).map_or(chunks, |&next| next as usize);
-        let run_views = TextRun { run: run as u32, views: views[first as usize..end].to_vec() };
+        let touched = corpus.chunks[first as usize].document..=corpus.chunks[end - 1].document;
+        let documents = corpus.documents[*touched.start() as usize..=*touched.end() as usize].iter();
+        let documents = documents
+            .map(|d| RunDocument { source: d.source.clone(), title: d.title.clone(), language: d.language })
+            .collect();
+        let run_views = TextRun { run: run as u32, documents, views: views[first as usize..end].to_vec() };
         files.push((Fragment::Texts(run as u32).path(), encode(&id, &run_views)?));
     }
     let (graph, summary_buckets) =
@@ -227,9 +265,12 @@ pub fn split(index: &IndexedCorpus, snapshot: &[u8], sizes: Sizes) -> Result<Vec
         files.push((Fragment::Summaries(bucket.bucket).path(), encode(&id, &bucket)?));
     }
     let vectors = index.embeddings().vectors();
-    let (centroids, partitions) =
+    let (centroids, groups, partitions) =
         vectors::partition(vectors, &index.rows().chunks, index.model(), sizes.partition_bytes);
     files.push((CENTROIDS.to_string(), encode(&id, &centroids)?));
+    for group in groups {
+        files.push((Fragment::CentroidGroup(group.group).path(), encode(&id, &group)?));
+    }
     for partition in partitions {
         files.push((Fragment::Vectors(partition.partition).path(), encode(&id, &partition)?));
     }
@@ -284,8 +325,14 @@ pub struct FragmentedIndex {
     lexicon: Lexicon,
     copies: Copies,
     graph: Option<FragmentGraph>,
-    views: HashMap<u32, Vec<StoredView>>,
+    /// Each document's first chunk, and each text run's, from the lexicon's counts.
+    first_chunks: Vec<ChunkId>,
+    run_starts: Vec<ChunkId>,
+    documents: Option<StoredDocuments>,
+    views: HashMap<u32, (Vec<RunDocument>, Vec<StoredView>)>,
     centroids: Option<Centroids>,
+    /// Each fetched group of centroids.
+    groups: HashMap<u32, Group>,
     /// Each fetched partition, with its chunks.
     partitions: HashMap<u32, (Vec<ChunkId>, Partition)>,
     probed_vectors: usize,
@@ -296,18 +343,33 @@ impl FragmentedIndex {
     pub fn open(bytes: &[u8]) -> Result<Self, FragmentError> {
         let (lexicon, id): (Lexicon, _) = decode(bytes, None)?;
         let copies = check(&lexicon)?;
-        let (views, partitions) = (HashMap::new(), HashMap::new());
-        let probed_vectors = PROBED_VECTORS;
-        Ok(Self { id, lexicon, copies, graph: None, views, centroids: None, partitions, probed_vectors })
+        let first_chunks = starts(&lexicon.document_chunks);
+        let run_starts = starts(&lexicon.text_runs);
+        let (views, groups, partitions) = (HashMap::new(), HashMap::new(), HashMap::new());
+        Ok(Self {
+            id,
+            lexicon,
+            copies,
+            first_chunks,
+            run_starts,
+            documents: None,
+            graph: None,
+            views,
+            centroids: None,
+            groups,
+            partitions,
+            probed_vectors: PROBED_VECTORS,
+        })
     }
 
     pub fn summary(&self) -> &CorpusSummary {
         &self.lexicon.summary
     }
 
-    /// Every document as (source, title), in index order.
+    /// Every document as (source, title), in index order, once [`Fragment::Documents`] is fetched (none
+    /// before).
     pub fn documents(&self) -> &[(String, String)] {
-        &self.lexicon.documents
+        self.documents.as_ref().map_or(&[], |listed| &listed.documents)
     }
 
     pub fn copies(&self) -> &Copies {
@@ -323,6 +385,8 @@ impl FragmentedIndex {
     /// the graph, then the buckets of the community summaries its terms lie in.
     pub fn missing_for_words(&self, query: &str) -> Vec<Fragment> {
         let summaries: Vec<Fragment> = match &self.graph {
+            // Taken in in this order, the documents name the graph's pages.
+            None if self.documents.is_none() => vec![Fragment::Documents, Fragment::Graph],
             None => vec![Fragment::Graph],
             Some(graph) => graph.summaries.missing(query).into_iter().map(Fragment::Summaries).collect(),
         };
@@ -342,18 +406,26 @@ impl FragmentedIndex {
         runs.into_iter().filter(|run| !self.views.contains_key(run)).map(Fragment::Texts).collect()
     }
 
-    /// What answering `query`'s vector by meaning needs and is not fetched yet: the centroids, else the
-    /// partitions they point `query` to.
+    /// What answering `query`'s vector by meaning needs and is not fetched yet: the groups' centroids,
+    /// else the groups they point `query` to, else the partitions those groups' centroids point it to.
     pub fn missing_for_meaning(&self, query: &[f32]) -> Vec<Fragment> {
-        match &self.centroids {
-            None => vec![Fragment::Centroids],
-            Some(centroids) => centroids
-                .probed(query, self.probed_vectors)
-                .into_iter()
-                .filter(|p| !self.partitions.contains_key(p))
-                .map(Fragment::Vectors)
-                .collect(),
+        let Some(centroids) = &self.centroids else { return vec![Fragment::Centroids] };
+        let routed = centroids.routed(query, self.probed_vectors);
+        let groups: Vec<Fragment> =
+            routed.iter().filter(|g| !self.groups.contains_key(g)).map(|&g| Fragment::CentroidGroup(g)).collect();
+        if !groups.is_empty() {
+            return groups;
         }
+        let probed = self.probed(query).unwrap_or_default();
+        probed.into_iter().filter(|p| !self.partitions.contains_key(p)).map(Fragment::Vectors).collect()
+    }
+
+    /// The partitions `query` scans, once the groups it is routed to are fetched.
+    fn probed(&self, query: &[f32]) -> Option<Vec<u32>> {
+        let centroids = self.centroids.as_ref()?;
+        let routed = centroids.routed(query, self.probed_vectors);
+        let groups: Vec<&Group> = routed.iter().map(|g| self.groups.get(g)).collect::<Option<_>>()?;
+        Some(vectors::probed(centroids, &groups, query, self.probed_vectors))
     }
 
     /// Scans `vectors` per question by meaning instead of [`PROBED_VECTORS`]: for measuring what it buys.
@@ -370,7 +442,7 @@ impl FragmentedIndex {
     /// The `k` chunks nearest `query`'s vector in the partitions its nearest centroids point to, scored as
     /// the whole index scores them; `None` until [`Self::missing_for_meaning`] names nothing.
     pub fn dense_hits(&self, query: &[f32], k: usize) -> Option<Vec<Hit>> {
-        let probed = self.centroids.as_ref()?.probed(query, self.probed_vectors);
+        let probed = self.probed(query)?;
         let partitions: Vec<&(Vec<ChunkId>, Partition)> =
             probed.iter().map(|p| self.partitions.get(p)).collect::<Option<_>>()?;
         // Each chunk once, whatever partitions (crafted ones) list it again.
@@ -380,7 +452,7 @@ impl FragmentedIndex {
     }
 
     fn run_of(&self, chunk: ChunkId) -> Option<u32> {
-        let runs = &self.lexicon.text_runs;
+        let runs = &self.run_starts;
         ((chunk as usize) < self.chunks()).then(|| runs.partition_point(|&first| first <= chunk) as u32 - 1)
     }
 
@@ -394,7 +466,8 @@ impl FragmentedIndex {
         match fragment {
             Fragment::Graph => {
                 let (graph, _): (StoredGraph, _) = decode(bytes, Some(&self.id))?;
-                let graph = FragmentGraph::load(graph, &self.lexicon.documents, self.chunks());
+                let documents = self.documents.as_ref().ok_or_else(|| misplaced("the graph before the documents"))?;
+                let graph = FragmentGraph::load(graph, &documents.documents, self.chunks());
                 self.graph = Some(graph?);
             }
             Fragment::Summaries(expected) => {
@@ -421,24 +494,47 @@ impl FragmentedIndex {
             Fragment::Graph | Fragment::Summaries(_) => return Err(misplaced("a part of the graph")),
             Fragment::Texts(expected) => {
                 let (run, _): (TextRun, _) = decode(bytes, Some(&self.id))?;
-                let runs = &self.lexicon.text_runs;
-                let first = runs.get(expected as usize).ok_or_else(|| misplaced("a run beyond the lexicon's"))?;
+                let runs = &self.run_starts;
+                let &first = runs.get(expected as usize).ok_or_else(|| misplaced("a run beyond the lexicon's"))?;
                 let end = runs.get(expected as usize + 1).map_or(chunks, |&next| next as usize);
-                if run.run != expected || run.views.len() != end - *first as usize {
+                let documents =
+                    (end > first as usize).then(|| self.document_of(end as ChunkId - 1) - self.document_of(first) + 1);
+                if run.run != expected
+                    || run.views.len() != end - first as usize
+                    || Some(run.documents.len() as DocId) != documents
+                {
                     return Err(misplaced(&format!("run {} of {} chunks", run.run, run.views.len())));
                 }
-                self.views.insert(expected, run.views);
+                self.views.insert(expected, (run.documents, run.views));
+            }
+            Fragment::Documents => {
+                let (listed, _): (StoredDocuments, _) = decode(bytes, Some(&self.id))?;
+                let count = self.lexicon.document_chunks.len();
+                if listed.documents.len() != count || listed.languages.len() != count {
+                    return Err(misplaced(&format!("{} documents of {count}", listed.documents.len())));
+                }
+                self.documents = Some(listed);
             }
             Fragment::Centroids => {
                 let (centroids, _): (Centroids, _) = decode(bytes, Some(&self.id))?;
                 centroids.check(chunks)?;
                 self.centroids = Some(centroids);
             }
+            Fragment::CentroidGroup(expected) => {
+                let (group, _): (Group, _) = decode(bytes, Some(&self.id))?;
+                let centroids = self.centroids.as_ref().ok_or_else(|| misplaced("a group before the centroids"))?;
+                group.check(centroids, expected).map_err(|found| misplaced(&found.0))?;
+                self.groups.insert(expected, group);
+            }
             Fragment::Vectors(expected) => {
                 let (partition, _): (Partition, _) = decode(bytes, Some(&self.id))?;
                 let centroids = self.centroids.as_ref().ok_or_else(|| misplaced("a partition before the centroids"))?;
+                let (group, place) =
+                    centroids.group_of(expected).ok_or_else(|| misplaced("a partition beyond the groups'"))?;
+                let group = self.groups.get(&group).ok_or_else(|| misplaced("a partition before its group"))?;
+                let (size, dimension) = (group.sizes[place], group.centroids.dimension());
                 let partition_chunks =
-                    partition.chunks(centroids, expected, chunks).map_err(|found| misplaced(&found.0))?;
+                    partition.chunks(expected, size, dimension, chunks).map_err(|found| misplaced(&found.0))?;
                 self.partitions.insert(expected, (partition_chunks, partition));
             }
         }
@@ -471,65 +567,56 @@ impl FragmentedIndex {
 
     /// The chunks of `document`.
     pub fn document_chunks(&self, document: DocId) -> std::ops::Range<ChunkId> {
-        let first = |document: usize| self.lexicon.first_chunks.get(document).map_or(self.chunks() as ChunkId, |&c| c);
+        let first = |document: usize| self.first_chunks.get(document).map_or(self.chunks() as ChunkId, |&c| c);
         first(document as usize)..first(document as usize + 1)
     }
 
     /// The document `chunk` belongs to.
     pub fn document_of(&self, chunk: ChunkId) -> DocId {
-        (self.lexicon.first_chunks.partition_point(|&first| first <= chunk) as DocId).saturating_sub(1)
+        (self.first_chunks.partition_point(|&first| first <= chunk) as DocId).saturating_sub(1)
     }
 
-    /// The source of `document`.
+    /// The source of `document`, once [`Fragment::Documents`] is fetched (empty before).
     pub fn source(&self, document: DocId) -> String {
-        self.lexicon.documents.get(document as usize).map(|(source, _)| source.clone()).unwrap_or_default()
+        self.documents().get(document as usize).map(|(source, _)| source.clone()).unwrap_or_default()
     }
 
     /// `chunk` as a result shows it; `None` until its text run is fetched.
     pub fn chunk_view(&self, chunk: ChunkId) -> Option<ChunkView> {
         let run = self.run_of(chunk)?;
-        let stored = self.views.get(&run)?.get((chunk - self.lexicon.text_runs[run as usize]) as usize)?;
-        let document = self.document_of(chunk) as usize;
-        let (source, title) = self.lexicon.documents.get(document)?.clone();
-        let language = *self.lexicon.languages.get(document)?;
+        let first = self.run_starts[run as usize];
+        let (documents, views) = self.views.get(&run)?;
+        let stored = views.get((chunk - first) as usize)?;
+        let document = documents.get((self.document_of(chunk) - self.document_of(first)) as usize)?;
+        let RunDocument { source, title, language } = document.clone();
         let StoredView { label, chars, page, text } = stored.clone();
         Some(ChunkView { chunk, label, source, title, chars, page, text, language })
     }
+}
+
+/// Where each of the parts `counts` counts the chunks of begins.
+fn starts(counts: &[u32]) -> Vec<ChunkId> {
+    counts.iter().scan(0, |next, &count| Some(std::mem::replace(next, *next + count))).collect()
 }
 
 /// The copies the lexicon lists, once its parts are found to agree.
 fn check(lexicon: &Lexicon) -> Result<Copies, Inconsistent> {
     let chunks = lexicon.bm25.texts();
     let summary = &lexicon.summary;
-    if lexicon.languages.len() != lexicon.documents.len() {
-        return Err("it lists another number of languages than of documents".into());
-    }
-    if summary.chunks != chunks || summary.documents != lexicon.documents.len() {
+    let documents = lexicon.document_chunks.len();
+    if summary.chunks != chunks || summary.documents != documents {
         return Err(Inconsistent(format!(
-            "its summary counts {} documents and {} chunks where it lists {} and {}",
-            summary.documents,
-            summary.chunks,
-            lexicon.documents.len(),
-            chunks
+            "its summary counts {} documents and {} chunks where it lists {documents} and {chunks}",
+            summary.documents, summary.chunks
         )));
     }
-    // A document without chunks starts where the next one does.
-    let documents = &lexicon.first_chunks;
-    if documents.len() != lexicon.documents.len()
-        || (chunks > 0 && documents.is_empty())
-        || documents.first().is_some_and(|&first| first != 0)
-        || documents.windows(2).any(|pair| pair[0] > pair[1])
-        || documents.last().is_some_and(|&last| last as usize > chunks)
-    {
-        return Err("its documents' first chunks are out of order".into());
+    let total = |counts: &[u32]| counts.iter().map(|&count| u64::from(count)).sum::<u64>();
+    // A document may hold no chunk; a text run holds one at least.
+    if total(&lexicon.document_chunks) != chunks as u64 {
+        return Err("its documents do not hold its chunks".into());
     }
-    let runs = &lexicon.text_runs;
-    if runs.len() > chunks
-        || (chunks > 0 && runs.first() != Some(&0))
-        || runs.windows(2).any(|pair| pair[0] >= pair[1])
-        || runs.last().is_some_and(|&last| last as usize >= chunks)
-    {
-        return Err("its text runs are out of order".into());
+    if total(&lexicon.text_runs) != chunks as u64 || lexicon.text_runs.contains(&0) {
+        return Err("its text runs do not hold its chunks".into());
     }
     lexicon.bm25.check()?;
     Copies::from_originals(chunks, lexicon.copies.iter().cloned()).ok_or_else(|| "its copied passages disagree".into())

@@ -1,6 +1,7 @@
 // Serves the Trunk build (dist/) on 127.0.0.1 and drives Debian's Chromium headless through playwright-core.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
+import { createServer as createTcpServer, connect } from "node:net";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
 import { tmpdir } from "node:os";
@@ -172,6 +173,42 @@ export async function pythonServer(root) {
     process.on("exit", () => failed(new Error("python3 -m http.server stopped")));
   });
   return { url: `http://127.0.0.1:${port}/`, stop: () => process.kill() };
+}
+
+/// A visitor's link in front of a server: every connection to the returned URL reaches `upstream` through one
+/// shared line of `bitsPerSecond` (10 Mbit/s) whose bytes arrive `latencyMs` (40 ms) after they left, as
+/// DevTools' throttling presets model it. At the TCP level, so that any server (`python3 -m http.server`)
+/// and every engine meet the same link, and the server's own responses cross it unchanged.
+export async function throttledLink(upstream, { bitsPerSecond = 10e6, latencyMs = 40 } = {}) {
+  const target = new URL(upstream);
+  const SLICE = 16 * 1024;
+  let lineFreeAt = 0;
+  const sockets = new Set();
+  const server = createTcpServer((client) => {
+    const remote = connect(Number(target.port), target.hostname);
+    for (const socket of [client, remote]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => { client.destroy(); remote.destroy(); });
+    }
+    client.pipe(remote);
+    // Each slice takes its turn on the line, then arrives a latency later; a connection's slices keep
+    // their order, since the line hands out departures in the order they were asked for.
+    let delivered = Promise.resolve();
+    remote.on("data", (data) => {
+      for (let at = 0; at < data.length; at += SLICE) {
+        const slice = data.subarray(at, at + SLICE);
+        lineFreeAt = Math.max(lineFreeAt, Date.now()) + (slice.length * 8 * 1000) / bitsPerSecond;
+        const arrives = lineFreeAt + latencyMs;
+        delivered = delivered.then(() => new Promise((done) => setTimeout(done, arrives - Date.now()))).then(() => { if (!client.destroyed) client.write(slice); });
+      }
+    });
+    remote.on("end", () => { delivered.then(() => client.end()); });
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const close = () => { for (const socket of sockets) socket.destroy(); return new Promise((ok) => server.close(ok)); };
+  return { url, close };
 }
 
 /// Removes everything this origin keeps in the browser: the saved index (Origin Private File System) and the

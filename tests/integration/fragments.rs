@@ -96,9 +96,10 @@ fn answer_with(
         }
     };
     match vector {
-        // The centroids, then the partitions they point to.
+        // The groups' centroids, then the groups they point to, then those groups' partitions.
         Some(vector) => {
             fetch(fragmented, fragmented.missing_for_query(question));
+            fetch(fragmented, fragmented.missing_for_meaning(vector));
             fetch(fragmented, fragmented.missing_for_meaning(vector));
             fetch(fragmented, fragmented.missing_for_meaning(vector));
         }
@@ -265,8 +266,8 @@ fn fragments_give_a_question_the_query_tables_vector_as_the_whole_index_does() {
     }
 }
 
-/// Scanning a few vectors fetches the partitions of the nearest centroids only, and still finds the
-/// chunk a question is about.
+/// Scanning a few vectors fetches the centroids of the nearest groups and the partitions of the nearest
+/// of those centroids only, and still finds the chunk a question is about.
 #[test]
 fn a_question_by_meaning_fetches_the_nearest_partitions_only() {
     let index = index();
@@ -280,6 +281,13 @@ fn a_question_by_meaning_fetches_the_nearest_partitions_only() {
     assert_eq!(fragmented.chunk_view(hits[0].best.chunk).unwrap().source, "jupiter.html");
     let scanned = fetched.iter().filter(|path| path.starts_with("vectors/") && !path.contains("centroids")).count();
     assert!((1..partitions / 2).contains(&scanned), "{scanned} of {partitions} partitions: {fetched:?}");
+    // Scanning fewer, the centroids of the nearest groups only: not every partition's.
+    let groups = files.keys().filter(|path| path.starts_with("centroids/")).count();
+    let mut fewer = FragmentedIndex::open(&files[LEXICON]).unwrap();
+    fewer.probe(1);
+    let (_, fetched_fewer) = answer_by_meaning(&mut fewer, &files, question, 3);
+    let read = fetched_fewer.iter().filter(|path| path.starts_with("centroids/")).count();
+    assert!(groups > 2 && (1..groups).contains(&read), "{read} of {groups} groups' centroids: {fetched_fewer:?}");
     let vector = common::embedder().embed(&[question]).unwrap().remove(0);
     assert!(fragmented.missing_for_meaning(&vector).is_empty(), "asked again, it fetches nothing");
 }
@@ -417,7 +425,8 @@ fn check(path: &str, result: Result<(), &FragmentError>, expected: &Expected) {
 }
 
 /// The fragments as a page reads them, the damage done to the parts `which` picks (0 the lexicon, 1 the
-/// term buckets, 2 the text runs, 3 the graph and its summaries, 4 the centroids and partitions), each
+/// term buckets, 2 the text runs, 3 the documents, the graph and its summaries, 4 the centroids, their groups
+/// and the partitions), each
 /// outcome checked against what the damage calls for.
 struct Reader {
     files: &'static HashMap<String, Vec<u8>>,
@@ -452,16 +461,17 @@ impl Reader {
         let which = match fragment {
             Fragment::Terms(_) => 1,
             Fragment::Texts(_) => 2,
-            Fragment::Graph | Fragment::Summaries(_) => 3,
-            Fragment::Centroids | Fragment::Vectors(_) => 4,
+            Fragment::Documents | Fragment::Graph | Fragment::Summaries(_) => 3,
+            Fragment::Centroids | Fragment::CentroidGroup(_) | Fragment::Vectors(_) => 4,
         };
         self.which == which
     }
 
-    /// Fetches `wanted`, twice over (what the first parts name comes second); whether all were taken in.
+    /// Fetches `wanted`, three times over (what the first parts name comes second, and what those name
+    /// third); whether all were taken in.
     fn fetch(&mut self, wanted: impl Fn(&FragmentedIndex) -> Vec<Fragment>) -> bool {
         let before = self.refusals;
-        for _ in 0..2 {
+        for _ in 0..3 {
             wanted(&self.index).into_iter().for_each(|fragment| self.add(fragment));
         }
         self.refusals == before
@@ -482,8 +492,11 @@ impl Reader {
         } else {
             Expected::Read
         };
-        // A part read after a damaged body was taken in may disagree with it.
-        let expected = if expected == Expected::Read && self.tainted { Expected::Checked } else { expected };
+        // A part read after a damaged body was taken in may disagree with it; the graph, read after the
+        // documents were refused, has no pages to name.
+        let orphan = fragment == Fragment::Graph && self.index.documents().is_empty();
+        let expected =
+            if expected == Expected::Read && (self.tainted || orphan) { Expected::Checked } else { expected };
         let bytes = if damaged { self.damage.apply(original) } else { original.clone() };
         let added = self.index.add(fragment, &bytes);
         check(&path, added.as_ref().copied(), &expected);
@@ -511,7 +524,7 @@ impl Reader {
 
     /// At most three documents, each once, named by chunks and copies the lexicon has.
     fn check_hits(&self, hits: &[DocumentHit]) {
-        let (chunks, documents) = (self.index.summary().chunks, self.index.documents().len() as DocId);
+        let (chunks, documents) = (self.index.summary().chunks, self.index.summary().documents as DocId);
         assert!(hits.len() <= 3, "{hits:?}");
         let named: std::collections::HashSet<DocId> =
             hits.iter().map(|hit| self.index.document_of(hit.best.chunk)).collect();
@@ -623,6 +636,9 @@ fn taking_in_all_but_the_graph_refuses_the_graphs_parts() {
     assert!(matches!(fragmented.add_except_graph(Fragment::Graph, graph), Err(FragmentError::Inconsistent(_))));
     assert!(fragmented.graph().is_none());
     fragmented.add_except_graph(Fragment::Centroids, &files[&Fragment::Centroids.path()]).unwrap();
+    let refused = fragmented.add(Fragment::Graph, graph);
+    assert!(matches!(refused, Err(FragmentError::Inconsistent(_))), "the graph names pages: {refused:?}");
+    fragmented.add_except_graph(Fragment::Documents, &files[&Fragment::Documents.path()]).unwrap();
     fragmented.add(Fragment::Graph, graph).unwrap();
     assert!(fragmented.graph().is_some());
 }

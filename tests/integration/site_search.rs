@@ -2,7 +2,8 @@
 //! sources copied as text, its own search index or a bundle it wrote before) into a bundle beside them,
 //! and the site search (`site_search`, the module the bundle serves) answers from the bundle's fragments
 //! alone, by words and meaning with the query table's rows, with links to the site's own pages; a later
-//! question fetches only what it adds; a damaged fragment is an error that names it.
+//! question fetches only what it adds; a damaged fragment is an error that names it; the next run embeds
+//! only what changed.
 
 use crate::common::{self, quire};
 
@@ -84,6 +85,11 @@ fn a_built_site_gets_a_search_that_answers_by_meaning_from_its_fragments() {
     let search_page = std::fs::read_to_string(bundle.join("search.html")).unwrap();
     assert!(search_page.contains("Search Space &lt;notes&gt;") && !search_page.contains("__QUIRE"), "{search_page}");
 
+    // The lexicon every visitor fetches grows by a few bytes a page: the pages' sources and titles travel
+    // with their texts.
+    let lexicon = std::fs::read(bundle.join("index/lexicon.bin")).unwrap();
+    assert!(!lexicon.windows(b"the-moon.html".len()).any(|w| w == b"the-moon.html"), "a source in the lexicon");
+
     let fetcher = FolderFetcher { root: dir.path().to_path_buf() };
     let index = block_on(SiteIndex::open(fetcher, "book/quire/index")).unwrap();
     let found = block_on(index.search("Which planet has a storm bigger than the Earth?", 10)).unwrap();
@@ -111,6 +117,11 @@ fn a_built_site_gets_a_search_that_answers_by_meaning_from_its_fragments() {
     let out = quire(&["site", "--built", site_arg, "--app", app_arg]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("the search of 3 pages"), "the old bundle was not indexed");
+    assert!(
+        text(&out.stderr).contains("embedded 0 new texts"),
+        "the kept index's vectors are reused: {}",
+        text(&out.stderr)
+    );
     assert!(!site.join("quire.partial").exists() && !site.join("quire.old").exists());
     let out = quire(&["site", "--built", site_arg, "--app", app_arg, "-o", site.join("moons").to_str().unwrap()]);
     assert!(text(&out.stderr).contains("is not a search bundle"), "{}", text(&out.stderr));
@@ -122,6 +133,11 @@ fn a_built_site_gets_a_search_that_answers_by_meaning_from_its_fragments() {
     let buckets: Vec<PathBuf> =
         std::fs::read_dir(bundle.join("index/terms")).unwrap().map(|entry| entry.unwrap().path()).collect();
     let kept: Vec<Vec<u8>> = buckets.iter().map(|bucket| std::fs::read(bucket).unwrap()).collect();
+    // The lexicon every visitor fetches grows by a few bytes a page: the pages' sources and titles travel
+    // with their texts.
+    let lexicon = std::fs::read(bundle.join("index/lexicon.bin")).unwrap();
+    assert!(!lexicon.windows(b"the-moon.html".len()).any(|w| w == b"the-moon.html"), "a source in the lexicon");
+
     let fetcher = FolderFetcher { root: dir.path().to_path_buf() };
     let index = block_on(SiteIndex::open(fetcher, "book/quire/index")).unwrap();
     for (bucket, bytes) in buckets.iter().zip(&kept) {

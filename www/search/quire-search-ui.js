@@ -2,8 +2,6 @@
 // into every element marked `data-quire-search` (or the one with id `quire-search`). Its colours, fonts and
 // spacing are CSS variables (quire-search.css). It asks the site search module (quire-search.js, wasm),
 // which fetches the parts of the index each question needs from the folder beside this file.
-import init, { QuireSearch } from "./quire-search.js";
-
 const bundle = new URL(".", import.meta.url);
 // The bundle lies in a folder at the site's root: a page's source is its path from there.
 const siteRoot = new URL("../", bundle);
@@ -12,22 +10,46 @@ const TYPING_PAUSE_MS = 250;
 
 let opened = null;
 function index() {
-  opened ??= moduleBytes().then((module_or_path) => init({ module_or_path })).then(() => QuireSearch.open(new URL("index", bundle).href));
+  opened ??= Promise.all([bindings(), moduleBytes()]).then(async ([{ default: init, QuireSearch }, module_or_path]) => {
+    await init({ module_or_path });
+    return QuireSearch.open(new URL("index", bundle).href);
+  });
   return opened;
 }
 
-/// The module's bytes, from its gzipped copy (`quire site` writes one beside every file): a static server
-/// that does not compress (python3 -m http.server, many object stores) sends a third of the bytes, which
-/// the browser inflates. A host that decodes the copy itself (Content-Encoding) sends the module as it is;
-/// without the copy, or without DecompressionStream, the module itself is fetched.
-async function moduleBytes() {
-  const plain = new URL("quire-search_bg.wasm", bundle);
-  if (typeof DecompressionStream !== "function") return plain;
-  const response = await fetch(new URL("quire-search_bg.wasm.gz", bundle)).catch(() => null);
-  if (!response?.ok) return plain;
+/// `name`'s bytes from its gzipped copy (`quire site` writes one beside every file): a static server that
+/// does not compress (python3 -m http.server, many object stores) sends a third of the bytes, which the
+/// browser inflates. A host that decodes the copy itself (Content-Encoding) sends it as it is. `null`
+/// without the copy or without DecompressionStream.
+async function inflated(name) {
+  if (typeof DecompressionStream !== "function") return null;
+  const response = await fetch(new URL(`${name}.gz`, bundle)).catch(() => null);
+  if (!response?.ok) return null;
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+}
+
+/// The module's bytes, or its own URL where they cannot come inflated.
+async function moduleBytes() {
+  return (await inflated("quire-search_bg.wasm")) ?? new URL("quire-search_bg.wasm", bundle);
+}
+
+/// The module's bindings (quire-search.js), imported from their inflated copy; from the file itself where
+/// there is none, or where the site's Content-Security-Policy refuses a module made in the page (blob:).
+async function bindings() {
+  const script = await inflated("quire-search.js");
+  if (script) {
+    const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
+    try {
+      return await import(url);
+    } catch {
+      // Refused: the file itself, below.
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }
+  return import(new URL("quire-search.js", bundle).href);
 }
 
 function pageUrl(source) {

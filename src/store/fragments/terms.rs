@@ -1,6 +1,7 @@
-//! A BM25 index split by term for a static host: its statistics (the parameters, every text's length) whole,
-//! its postings in *buckets* by a stable hash of the term, so that a question fetches the buckets of its
-//! terms only. It scores with the whole index's own scoring ([`TextLengths::scores`]), so the scores are
+//! A BM25 index split by term for a static host: its statistics (the parameters, the count of texts and
+//! their average length) whole, its postings in *buckets* by a stable hash of the term, each posting with
+//! its text's length, so that a question fetches the buckets of its terms only and nothing that grows
+//! with the index besides. It scores with the whole index's own scoring ([`TextLengths::scores`]), so the scores are
 //! the whole index's to the bit. The chunks' BM25 and the community summaries' are split alike. Where the
 //! index has a query table, each term's row travels in its bucket, so that the buckets a question fetches
 //! by words also give its vector by meaning ([`SplitBm25::table_vector`]), the whole table's to the bit.
@@ -15,13 +16,15 @@ use crate::index::nibbles::NibbleVectors;
 use crate::index::query_table::{QueryTable, mean_of_rows};
 use crate::language::Language;
 
-const MAX_BUCKETS: usize = 4096;
+/// Enough that a bucket of a large site's search holds a few terms, not dozens (a question fetches every
+/// term of its bucket).
+const MAX_BUCKETS: usize = 1 << 16;
 
 /// What a BM25 index keeps whole, and the buckets of it fetched so far.
 #[derive(Serialize, Deserialize)]
 pub(super) struct SplitBm25 {
     params: Bm25Params,
-    text_lengths: Vec<u32>,
+    texts: u32,
     average_length: f32,
     buckets: u32,
     /// The languages a question is analysed in: the whole index's.
@@ -30,14 +33,19 @@ pub(super) struct SplitBm25 {
     table_dimension: Option<u32>,
     #[serde(skip)]
     fetched: HashMap<u32, FetchedBucket>,
+    /// The length of every text in the postings fetched.
+    #[serde(skip)]
+    lengths: HashMap<u32, u32>,
 }
 
-/// One bucket's terms, each with its postings as gaps between texts and term frequencies, and their rows
-/// of the query table in the same order, where the index has one.
+/// A posting as a bucket stores it: (gap from the text before, term frequency, the text's length).
+type StoredPosting = (u32, u32, u32);
+
+/// One bucket's terms, each with its postings, and their rows of the query table in the same order, where the index has one.
 #[derive(Serialize, Deserialize)]
 pub(super) struct TermBucket {
     pub bucket: u32,
-    terms: Vec<(String, Vec<(u32, u32)>)>,
+    terms: Vec<(String, Vec<StoredPosting>)>,
     rows: Option<NibbleVectors>,
 }
 
@@ -59,14 +67,14 @@ impl SplitBm25 {
     ) -> (Self, Vec<TermBucket>) {
         let row_bytes = table.map_or(0, |table| table.rows().dimension().div_ceil(2) + 4);
         let postings_bytes: usize =
-            bm25.postings_by_term().map(|(term, postings)| term.len() + 3 * postings.len() + row_bytes).sum();
+            bm25.postings_by_term().map(|(term, postings)| term.len() + 4 * postings.len() + row_bytes).sum();
         let buckets = postings_bytes.div_ceil(bucket_bytes.max(1)).clamp(1, MAX_BUCKETS) as u32;
         let rows = || table.map(|table| NibbleVectors::new(table.rows().dimension()));
         let mut by_bucket: Vec<TermBucket> =
             (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new(), rows: rows() }).collect();
         for (term, postings) in bm25.postings_by_term() {
             let bucket = &mut by_bucket[bucket_of(term, buckets) as usize];
-            bucket.terms.push((term.to_string(), gaps(postings)));
+            bucket.terms.push((term.to_string(), gaps(postings, bm25.text_lengths())));
             if let (Some(rows), Some(table), Some(id)) = (&mut bucket.rows, table, bm25.term_id(term)) {
                 rows.push_row_of(table.rows(), id);
             }
@@ -74,19 +82,20 @@ impl SplitBm25 {
         let lengths = bm25.lengths();
         let split = SplitBm25 {
             params: bm25.params(),
-            text_lengths: lengths.of_text.to_vec(),
+            texts: lengths.texts as u32,
             average_length: lengths.average,
             buckets,
             languages: languages.to_vec(),
             table_dimension: table.map(|table| table.rows().dimension() as u32),
             fetched: HashMap::new(),
+            lengths: HashMap::new(),
         };
         (split, by_bucket)
     }
 
     /// How many texts it indexes.
     pub fn texts(&self) -> usize {
-        self.text_lengths.len()
+        self.texts as usize
     }
 
     /// Why its statistics are impossible, if they are.
@@ -118,11 +127,22 @@ impl SplitBm25 {
             return Err(format!("bucket {expected} with rows that are not one per term of the table").into());
         }
         let mut terms = HashMap::new();
+        let mut lengths = Vec::new();
         for (row, (term, gaps)) in bucket.terms.into_iter().enumerate() {
-            let postings =
-                postings(gaps, self.texts()).ok_or_else(|| format!("postings of `{term}` beyond the texts"))?;
+            let postings = postings(gaps, self.texts(), &mut lengths)
+                .ok_or_else(|| format!("postings of `{term}` beyond the texts"))?;
             terms.insert(term, (postings, row as u32));
         }
+        // A text has one length, whichever posting tells it.
+        let mut told: HashMap<u32, u32> = HashMap::new();
+        for (text, length) in lengths {
+            let known = self.lengths.get(&text).or(told.get(&text));
+            if known.is_some_and(|&known| known != length) {
+                return Err(format!("bucket {expected} gives a text a length another posting gave otherwise").into());
+            }
+            told.insert(text, length);
+        }
+        self.lengths.extend(told);
         self.fetched.insert(expected, FetchedBucket { terms, rows: bucket.rows });
         Ok(())
     }
@@ -155,7 +175,9 @@ impl SplitBm25 {
             let bucket = self.fetched.get(&bucket_of(&term, self.buckets))?;
             terms.extend(bucket.terms.get(&term).map(|(postings, _)| postings.as_slice()));
         }
-        let lengths = TextLengths { of_text: &self.text_lengths, average: self.average_length };
+        // Every posting scored brought its text's length.
+        let of_text = |text: u32| self.lengths.get(&text).copied().unwrap_or_default();
+        let lengths = TextLengths { texts: self.texts(), of_text, average: self.average_length };
         Some(lengths.scores(self.params, terms))
     }
 }
@@ -167,15 +189,21 @@ fn bucket_of(term: &str, buckets: u32) -> u32 {
     (u64::from_le_bytes(first) % u64::from(buckets)) as u32
 }
 
-/// Postings as (gap from the previous text, term frequency).
-fn gaps(postings: &[Posting]) -> Vec<(u32, u32)> {
-    to_gaps(postings.iter().map(|posting| posting.doc)).zip(postings.iter().map(|posting| posting.tf)).collect()
+/// Postings as (gap from the previous text, term frequency, the text's length of `text_lengths`).
+fn gaps(postings: &[Posting], text_lengths: &[u32]) -> Vec<StoredPosting> {
+    let docs = to_gaps(postings.iter().map(|posting| posting.doc));
+    docs.zip(postings).map(|(gap, posting)| (gap, posting.tf, text_lengths[posting.doc as usize])).collect()
 }
 
-/// Postings back from their gaps; `None` when they are out of order or one lies beyond `texts`.
-fn postings(gaps: Vec<(u32, u32)>, texts: usize) -> Option<Vec<Posting>> {
-    let docs = from_gaps(gaps.iter().map(|&(gap, _)| gap), texts)?;
-    Some(docs.into_iter().zip(gaps).map(|(doc, (_, tf))| Posting { doc, tf }).collect())
+/// Postings back from their gaps, their texts' lengths pushed onto `lengths` (each with its text); `None`
+/// when they are out of order or one lies beyond `texts`.
+fn postings(gaps: Vec<StoredPosting>, texts: usize, lengths: &mut Vec<(u32, u32)>) -> Option<Vec<Posting>> {
+    let docs = from_gaps(gaps.iter().map(|&(gap, ..)| gap), texts)?;
+    let postings = docs.into_iter().zip(gaps).map(|(doc, (_, tf, length))| {
+        lengths.push((doc, length));
+        Posting { doc, tf }
+    });
+    Some(postings.collect())
 }
 
 /// Ascending ids as gaps from the one before (the first from 0): small numbers, which postcard writes in a
@@ -198,4 +226,45 @@ pub(super) fn from_gaps(gaps: impl Iterator<Item = u32>, bound: usize) -> Option
         ((next as usize) < bound).then_some(next)
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split() -> (Bm25Index, SplitBm25, Vec<TermBucket>) {
+        let texts = ["the moon pulls the tides", "tides rise twice a day", "the sun is a star"];
+        let bm25 = Bm25Index::build(texts.map(|text| (text, Language::English)), Bm25Params::default());
+        let (split, buckets) = SplitBm25::split(&bm25, None, &[Language::English], 16);
+        (bm25, split, buckets)
+    }
+
+    /// The buckets carry each posting's text length: the scores are the whole index's, with no length
+    /// table in the part every question fetches.
+    #[test]
+    fn the_buckets_carry_the_lengths_the_whole_index_scores_with() {
+        let (bm25, mut split, buckets) = split();
+        let question = "When do the tides rise?";
+        for bucket in buckets {
+            split.add(bucket.bucket, bucket).unwrap();
+        }
+        let terms = query_terms(question, &[Language::English]);
+        assert_eq!(split.scores(question).unwrap(), bm25.scores(&terms));
+        let encoded = postcard::to_allocvec(&split).unwrap();
+        assert!(encoded.len() < 40, "the statistics are a few bytes: {}", encoded.len());
+    }
+
+    /// A bucket that gives a text another length than a bucket before it gave is refused.
+    #[test]
+    fn a_text_has_one_length() {
+        let (_, mut split, mut buckets) = split();
+        let first = buckets.remove(buckets.iter().position(|bucket| !bucket.terms.is_empty()).unwrap());
+        let mut crafted = first.terms.clone();
+        split.add(first.bucket, first).unwrap();
+        let other = buckets.pop().unwrap();
+        crafted.iter_mut().for_each(|(_, postings)| postings.iter_mut().for_each(|posting| posting.2 += 1));
+        let crafted = TermBucket { bucket: other.bucket, terms: crafted, rows: None };
+        let refused = split.add(other.bucket, crafted).unwrap_err();
+        assert!(refused.0.contains("length"), "{refused:?}");
+    }
 }

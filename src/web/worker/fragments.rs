@@ -28,15 +28,18 @@ pub(super) async fn open(name: &str, folder: &str, by_meaning: bool) -> Result<I
     let refused = |error| EngineError::Fragments { name: name.to_string(), error: Box::new(error) };
     let index = FragmentedIndex::open(&lexicon)
         .map_err(|e| refused(EngineError::Fragment { url: lexicon_url.clone(), reason: e.to_string() }))?;
-    let state = IndexState {
-        summary: index.summary().clone(),
-        documents: index.documents().to_vec(),
-        engine_memory_bytes: browser::wasm_memory_bytes(),
-    };
     with_engine(|engine| engine.held = Held::Fragments(Box::new(Fragments { index, folder: folder.to_string() })))?;
+    // The page lists every document, and the graph names them.
+    fetch_missing(|_| vec![Fragment::Documents]).await.map_err(refused)?;
     let centroids = if by_meaning { vec![Fragment::Centroids] } else { Vec::new() };
     fetch_missing(|_| [vec![Fragment::Graph], centroids].concat()).await.map_err(refused)?;
-    Ok(state)
+    with_fragments(|index| {
+        Ok(IndexState {
+            summary: index.summary().clone(),
+            documents: index.documents().to_vec(),
+            engine_memory_bytes: browser::wasm_memory_bytes(),
+        })
+    })
 }
 
 /// Whether the engine holds an index by its fragments.
@@ -68,8 +71,9 @@ pub(super) async fn query_by_meaning(embedder: &Embedder, text: &str, k: usize) 
 /// where the index changed meanwhile.
 async fn answer(query: Query<'_>, k: usize, replaced: Replaced) -> Result<Answer, EngineError> {
     let started = browser::now_ms();
-    // By words, the graph names the summary buckets to fetch: a second step where it was not fetched yet.
-    for _ in 0..2 {
+    // By words, the graph names the summary buckets to fetch: a second step where it was not fetched yet;
+    // by meaning, the groups of centroids name the partitions: a third where the centroids were not.
+    for _ in 0..3 {
         fetch_missing(|index| over_fragments::missing(index, query)).await?;
     }
     let ranked = with_fragments(|index| Ok(over_fragments::ranked(index, query, k)))?.ok_or(replaced)?;
