@@ -148,11 +148,6 @@ impl Bm25Index {
         let of_text = |text: u32| self.doc_lengths[text as usize];
         TextLengths { texts: self.doc_lengths.len(), of_text, average: self.average_length }
     }
-
-    /// Every indexed text's analyzed length, by row.
-    pub fn text_lengths(&self) -> &[u32] {
-        &self.doc_lengths
-    }
 }
 
 /// A query's distinct terms as each of `languages` analyses it, in order: the order its terms' scores are

@@ -113,9 +113,10 @@ impl<F: Fetcher> SiteIndex<F> {
         let wanted = missing(&self.index.borrow());
         let urls: Vec<String> = wanted.iter().map(|fragment| format!("{}/{}", self.folder, fragment.path())).collect();
         let fetched = futures_util::future::join_all(wanted.iter().zip(&urls).map(|(&fragment, url)| async move {
-            match fetched_gzipped(fragment) {
-                true => self.fetcher.inflated(url, false).await,
-                false => self.fetcher.bytes(url, false).await.map(counted),
+            if fetched_gzipped(fragment) {
+                self.fetcher.inflated(url, false).await
+            } else {
+                self.fetcher.bytes(url, false).await.map(counted)
             }
         }))
         .await;

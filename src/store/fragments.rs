@@ -416,14 +416,18 @@ impl FragmentedIndex {
         if !groups.is_empty() {
             return groups;
         }
-        let probed = self.probed(query).unwrap_or_default();
+        let probed = self.probed_among(centroids, &routed, query).unwrap_or_default();
         probed.into_iter().filter(|p| !self.partitions.contains_key(p)).map(Fragment::Vectors).collect()
     }
 
     /// The partitions `query` scans, once the groups it is routed to are fetched.
     fn probed(&self, query: &[f32]) -> Option<Vec<u32>> {
         let centroids = self.centroids.as_ref()?;
-        let routed = centroids.routed(query, self.probed_vectors);
+        self.probed_among(centroids, &centroids.routed(query, self.probed_vectors), query)
+    }
+
+    /// The partitions `query` scans among those of the `routed` groups, once they are all fetched.
+    fn probed_among(&self, centroids: &Centroids, routed: &[u32], query: &[f32]) -> Option<Vec<u32>> {
         let groups: Vec<&Group> = routed.iter().map(|g| self.groups.get(g)).collect::<Option<_>>()?;
         Some(vectors::probed(centroids, &groups, query, self.probed_vectors))
     }
@@ -497,11 +501,11 @@ impl FragmentedIndex {
                 let runs = &self.run_starts;
                 let &first = runs.get(expected as usize).ok_or_else(|| misplaced("a run beyond the lexicon's"))?;
                 let end = runs.get(expected as usize + 1).map_or(chunks, |&next| next as usize);
-                let documents =
-                    (end > first as usize).then(|| self.document_of(end as ChunkId - 1) - self.document_of(first) + 1);
+                // A run holds a chunk at least (`check`).
+                let documents = self.document_of(end as ChunkId - 1) - self.document_of(first) + 1;
                 if run.run != expected
                     || run.views.len() != end - first as usize
-                    || Some(run.documents.len() as DocId) != documents
+                    || run.documents.len() as DocId != documents
                 {
                     return Err(misplaced(&format!("run {} of {} chunks", run.run, run.views.len())));
                 }

@@ -72,14 +72,14 @@ impl SplitBm25 {
         let rows = || table.map(|table| NibbleVectors::new(table.rows().dimension()));
         let mut by_bucket: Vec<TermBucket> =
             (0..buckets).map(|bucket| TermBucket { bucket, terms: Vec::new(), rows: rows() }).collect();
+        let lengths = bm25.lengths();
         for (term, postings) in bm25.postings_by_term() {
             let bucket = &mut by_bucket[bucket_of(term, buckets) as usize];
-            bucket.terms.push((term.to_string(), gaps(postings, bm25.text_lengths())));
+            bucket.terms.push((term.to_string(), gaps(postings, &lengths.of_text)));
             if let (Some(rows), Some(table), Some(id)) = (&mut bucket.rows, table, bm25.term_id(term)) {
                 rows.push_row_of(table.rows(), id);
             }
         }
-        let lengths = bm25.lengths();
         let split = SplitBm25 {
             params: bm25.params(),
             texts: lengths.texts as u32,
@@ -190,9 +190,9 @@ fn bucket_of(term: &str, buckets: u32) -> u32 {
 }
 
 /// Postings as (gap from the previous text, term frequency, the text's length of `text_lengths`).
-fn gaps(postings: &[Posting], text_lengths: &[u32]) -> Vec<StoredPosting> {
+fn gaps(postings: &[Posting], length_of: impl Fn(u32) -> u32) -> Vec<StoredPosting> {
     let docs = to_gaps(postings.iter().map(|posting| posting.doc));
-    docs.zip(postings).map(|(gap, posting)| (gap, posting.tf, text_lengths[posting.doc as usize])).collect()
+    docs.zip(postings).map(|(gap, posting)| (gap, posting.tf, length_of(posting.doc))).collect()
 }
 
 /// Postings back from their gaps, their texts' lengths pushed onto `lengths` (each with its text); `None`

@@ -146,18 +146,8 @@ impl Centroids {
     /// The groups whose centroids `query` reads: the nearest first, until they hold `ROUTED_PER_PROBED`
     /// times the `budget` of vectors it scans.
     pub fn routed(&self, query: &[f32], budget: usize) -> Vec<u32> {
-        let scored = (0u32..).zip(self.groups.dots(query)).map(|(id, score)| Hit { id, score });
-        let mut held = 0;
-        let wanted = budget.saturating_mul(ROUTED_PER_PROBED);
-        top_k(scored, self.groups.len())
-            .into_iter()
-            .take_while(|hit| {
-                let take = held < wanted;
-                held += self.chunks[hit.id as usize] as usize;
-                take
-            })
-            .map(|hit| hit.id)
-            .collect()
+        let scored = (0u32..).zip(self.groups.dots(query)).map(|(id, score)| Hit { id, score }).collect();
+        nearest_holding(scored, |group| self.chunks[group as usize] as usize, budget.saturating_mul(ROUTED_PER_PROBED))
     }
 
     /// The number of `group`'s first partition (a group [`Self::check`] found).
@@ -211,17 +201,20 @@ pub(super) fn probed(top: &Centroids, groups: &[&Group], query: &[f32], budget: 
             scored.push(Hit { id: partition, score });
         }
     }
-    let mut scanned = 0;
+    nearest_holding(scored, |partition| sizes[&partition], budget)
+}
+
+/// The ids of `scored`, the highest first, until those taken hold `budget` (`size_of` an id): the last
+/// taken is the one that reaches it.
+fn nearest_holding(scored: Vec<Hit>, size_of: impl Fn(u32) -> usize, budget: usize) -> Vec<u32> {
     let count = scored.len();
-    top_k(scored, count)
-        .into_iter()
-        .take_while(|hit| {
-            let take = scanned < budget;
-            scanned += sizes[&hit.id];
-            take
-        })
-        .map(|hit| hit.id)
-        .collect()
+    let mut held = 0;
+    let taken = top_k(scored, count).into_iter().take_while(|hit| {
+        let take = held < budget;
+        held += size_of(hit.id);
+        take
+    });
+    taken.map(|hit| hit.id).collect()
 }
 
 impl Partition {
